@@ -1,0 +1,35 @@
+/* CSV through libcsv.  The writer emits a header and then one row per call,
+ * flushed at once, so an interrupted run leaves a valid file holding every
+ * finished row.  Fields with commas, quotes or newlines are quoted and read
+ * back unchanged. */
+#ifndef IBC_CORE_CSV_H
+#define IBC_CORE_CSV_H
+
+#include <stddef.h>
+
+struct ibc_csv_writer;
+
+/* Creates (truncates) path and writes the header of ncols columns.  With
+ * append set and an existing file whose header matches, rows are appended. */
+int ibc_csv_writer_open(const char *path, const char *const *columns, size_t ncols,
+			int append, struct ibc_csv_writer **out);
+/* Writes one row of exactly the writer's ncols fields (NULL = empty). */
+int ibc_csv_writer_row(struct ibc_csv_writer *w, const char *const *fields);
+int ibc_csv_writer_close(struct ibc_csv_writer *w);
+
+/* A whole file in memory; row 0 is the header. */
+struct ibc_csv_table {
+	size_t nrows; /* including the header row */
+	size_t ncols;
+	char **cells; /* nrows * ncols, row-major, never NULL */
+};
+
+/* Reads path; every row must have the header's column count
+ * (IBC_ERR_PROTO otherwise, with the line logged). */
+int ibc_csv_read(const char *path, struct ibc_csv_table **out);
+int ibc_csv_column(const struct ibc_csv_table *t, const char *name); /* index or -1 */
+/* The cell of data row `row` (0 = first row after the header), or NULL. */
+const char *ibc_csv_cell(const struct ibc_csv_table *t, size_t row, const char *column);
+void ibc_csv_table_free(struct ibc_csv_table *t);
+
+#endif
