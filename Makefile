@@ -33,7 +33,7 @@ PKGS     := libibverbs librdmacm hwloc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV    := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-CPPFLAGS += -Iimpl -Itests/lib $(PKG_CFLAGS) -DIBC_GIT_REV='"$(GIT_REV)"'
+CPPFLAGS += -Iimpl -Itests/lib $(PKG_CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lcsv -lm -lrt
 
 # --------------------------------------------------------------- sources ----
@@ -48,7 +48,9 @@ TEST_MPI_SRC := $(sort $(shell find tests -name '*_mpi.c'))
 
 LIB      := $(BUILD)/libibchar.a
 TESTLIB  := $(BUILD)/libtap.a
-IMPL_OBJ := $(IMPL_SRC:%.c=$(BUILD)/obj/%.o)
+# the git revision of the build, for meta.csv: regenerated only when it changes
+GITREV_C := $(BUILD)/gen/gitrev.c
+IMPL_OBJ := $(IMPL_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/gitrev.o
 BENCH_BIN  := $(patsubst bench/%/main.c,$(BUILD)/bin/ibchar-%,$(BENCH_MAINS))
 RUNNER_BIN := $(patsubst runner/%.c,$(BUILD)/bin/%,$(RUNNER_SRC))
 TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.t)
@@ -57,7 +59,9 @@ TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.t)
 MPIS := $(foreach m,$(MPIS_WANTED),$(if $(shell command -v mpicc.$(m) 2>/dev/null),$(m)))
 MPIS_MISSING := $(filter-out $(MPIS),$(MPIS_WANTED))
 
-.PHONY: all lib tests check check-unit check-asan check-rxe run deps clean mpi-report
+.PHONY: all lib tests check check-rxe run deps clean mpi-report
+# objects are intermediate for pattern rules; keep them so rebuilds are incremental
+.SECONDARY:
 all: mpi-report $(LIB) $(BENCH_BIN) $(RUNNER_BIN) mpi-all
 lib: $(LIB)
 tests: all $(TEST_BIN) mpi-tests
@@ -69,6 +73,18 @@ mpi-report:
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(GITREV_C): FORCE
+	@mkdir -p $(@D)
+	@echo 'const char ibc_git_rev[] = "$(GIT_REV)";' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/obj/gen/gitrev.o: $(GITREV_C)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+FORCE:
+.PHONY: FORCE
 
 $(LIB): $(IMPL_OBJ)
 	@mkdir -p $(@D)

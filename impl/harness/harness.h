@@ -1,0 +1,266 @@
+/* The measurement engine (DESIGN.md "Measurement", issue 2 item 5).
+ *
+ * A bench driver describes what it measures as operations and hands them to
+ * ibc_harness_run() with a bootstrap and parameters:
+ *
+ *   struct ibc_harness_op ops[] = {
+ *       { .variant = "rds", .setup = rds_setup, .run = rds_run, .arg = &st },
+ *       { .variant = "rgm", .fanin = 7, .run = rgm_run, .arg = &st2 },
+ *   };
+ *   struct ibc_harness_params p;
+ *   ibc_harness_params_init(&p);            (OSU-compatible defaults)
+ *   p.suite = "barrier"; p.out_dir = "results/x";
+ *   rc = ibc_harness_run(boot, &p, ops, 2);
+ *
+ * For every point (one size of p.sizes) all operations are set up, warmed up
+ * and measured interleaved on the same processes (A B A B ... per iteration).
+ * Before every timed iteration the sync operation (default: the bootstrap's
+ * barrier; it is never the operation under test) lines the ranks up.  Every
+ * rank keeps every sample; after the point the samples are gathered on rank 0
+ * where, per iteration, the slowest rank's time counts (or rank 0's alone for
+ * IBC_HARNESS_TIME_ROOT ops) and the skew is max - min over ranks.  One row
+ * per (point, operation) goes to <out>/results.csv (appended, flushed row by
+ * row) with DESIGN.md's columns; provenance goes to <out>/meta.csv once per
+ * run.  Every call is collective over the bootstrap's ranks.
+ *
+ * A driver's bootstrap: ibc_harness_cli_boot() (fork / launcher / tcp), or
+ * ibc_boot_mpi_open() in the *-<mpi> binaries, which also fill
+ * p.mpi_version with ibc_harness_mpi_version(). */
+#ifndef IBC_HARNESS_H
+#define IBC_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot/boot.h"
+#include "core/opt.h"
+
+struct ibc_harness;
+
+enum ibc_harness_wait {
+	IBC_HARNESS_WAIT_SPIN = 0,       /* pinned, not oversubscribed: pure spin */
+	IBC_HARNESS_WAIT_SPIN_YIELD = 1  /* oversubscribed: spin ~100 polls, then sched_yield */
+};
+
+enum ibc_harness_kind {
+	IBC_HARNESS_LATENCY = 0,    /* OSU pt2pt: 10000/100 up to 8 KiB, then 1000/10 */
+	IBC_HARNESS_COLLECTIVE = 1  /* OSU collectives: 1000/100 up to 8 KiB, then 100/10 */
+};
+
+enum ibc_harness_timing {
+	IBC_HARNESS_TIME_SLOWEST = 0, /* collective: the slowest rank's time per iteration */
+	IBC_HARNESS_TIME_ROOT = 1     /* point to point: rank 0's time (e.g. a round trip) */
+};
+
+/* What a point is, as the callbacks see it. */
+struct ibc_harness_point {
+	size_t bytes;
+	long iters;   /* timed iterations planned (the time budget may cut them after warm-up) */
+	long warmup;  /* planned; a fifth of the budget caps it */
+	int index;    /* point number in p.sizes */
+};
+
+struct ibc_harness_op {
+	const char *variant;  /* the row's variant column (required) */
+	const char *impl;     /* the row's impl column; NULL = "ibchar" */
+	const char *xport;    /* the row's xport column; NULL = params.xport */
+	long fanin;           /* the row's fanin column; <= 0 = empty */
+	enum ibc_harness_timing timing;
+	double scale;         /* sample = measured time * scale (0 = 1; 0.5 for RTT/2) */
+	void *arg;
+	/* Before the point's warm-up, on every rank.  IBC_ERR_UNSUPPORTED on any
+	 * rank skips the operation at this point (no row); other errors end the run. */
+	int (*setup)(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg);
+	/* Untimed, before the sync of every iteration (e.g. re-pinning); optional. */
+	int (*prepare)(struct ibc_harness *h, void *arg);
+	/* One iteration; the harness times it (required). */
+	int (*run)(struct ibc_harness *h, void *arg);
+	/* After the timed iterations when params.validate is set; optional.
+	 * Collective; an error marks the row (extra valid=0) and fails the run. */
+	int (*validate)(struct ibc_harness *h, void *arg);
+	/* Suite counters "k=v;k=v" for this point's row; optional.  Called on
+	 * every rank after the timed iterations (reduce across ranks inside if
+	 * needed); rank 0's text goes into the row. */
+	int (*extra)(struct ibc_harness *h, void *arg, char *buf, size_t cap);
+	/* After the point, on every rank; optional. */
+	int (*teardown)(struct ibc_harness *h, void *arg);
+};
+
+/* The synchronisation step before each timed iteration. */
+struct ibc_harness_sync {
+	const char *name;               /* recorded in meta.csv */
+	int (*fn)(struct ibc_harness *h, void *arg);
+	void *arg;
+};
+
+/* The placement probe: one-way latency in microseconds between two
+ * processes of this node (rank 0 and the next local rank); called at the
+ * start and the end of the run on every rank; *us < 0 = not measurable. */
+typedef int (*ibc_harness_probe_fn)(struct ibc_harness *h, void *arg, double *us);
+
+#define IBC_HARNESS_MAX_SIZES 64
+#define IBC_HARNESS_MAX_REFS 8
+
+struct ibc_harness_params {
+	const char *suite;        /* required: the row's suite column */
+	const char *out_dir;      /* required: created if missing */
+	const char *run_id;       /* NULL: $IBC_RUN_ID, else "<UTC time>-<pid>" */
+	const char *xport;        /* row column; default "none" */
+	const char *device;       /* meta.csv; default "none" */
+	const char *launcher;     /* row column; NULL = the bootstrap's name */
+	const char *mpi_version;  /* meta.csv; MPI drivers fill it (ibc_harness_mpi_version) */
+	const char *command;      /* meta.csv; ibc_harness_params_argv() fills it */
+	char command_buf[2048];
+	enum ibc_harness_kind kind;
+	size_t sizes[IBC_HARNESS_MAX_SIZES];
+	size_t nsizes;            /* default: one point of 0 bytes */
+	long iters, warmup;       /* <= 0 / < 0: the OSU default for kind and size */
+	double budget_s;          /* per point; default 10 (IMB); 0 = none */
+	int validate;
+	int pin;                  /* 1 (default): pin local rank r to PU r when ranks fit */
+	const char *pinning;      /* meta.csv note when the operations pin themselves */
+	int wait_force;           /* -1 (default): decide; else an ibc_harness_wait */
+	int append;               /* 1 (default): append to an existing results.csv */
+	int print_rows;           /* 1 (default): a summary line per row on stdout (rank 0) */
+	int progress;             /* 1 (default): a progress line per point on stderr */
+	struct ibc_harness_sync sync;  /* default: the bootstrap barrier */
+	/* > 0: window mode (after ReproMPI) instead of a sync step: every rank
+	 * starts iteration k of every operation at the same instant of the node's
+	 * clock, one window apart, and its sample is its end time minus that
+	 * common start (waits sleep, then spin the last 150 us).  An iteration
+	 * that any rank starts late is left out of the statistics and counted
+	 * (extra late_iters=N; late=N counts late starts over all ranks); a new
+	 * common start is agreed every 16 iterations.  One node only (no
+	 * clock-offset estimate yet). */
+	double window_us;
+	ibc_harness_probe_fn probe;    /* default: ibc_harness_probe_default */
+	void *probe_arg;
+	/* Rows whose point also measured one of these variants get
+	 * factor_vs_<variant>=<its p50 / this p50> in extra ('-' -> '_'). */
+	const char *factor_refs[IBC_HARNESS_MAX_REFS];
+	size_t nfactor_refs;
+};
+
+void ibc_harness_params_init(struct ibc_harness_params *p);
+/* Records the command line (for meta.csv); keeps a copy inside p's storage. */
+void ibc_harness_params_argv(struct ibc_harness_params *p, int argc, char **argv);
+/* OSU-compatible iteration / warm-up counts for a kind and size. */
+void ibc_harness_defaults(enum ibc_harness_kind kind, size_t bytes, long *iters, long *warmup);
+
+/* Runs every point of p with the n operations; collective.  IBC_OK, or the
+ * first error (a failed validation: IBC_ERR_VALIDATE after every point ran). */
+int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
+		    const struct ibc_harness_op *ops, size_t n);
+
+/* Getters for callbacks. */
+struct ibc_boot *ibc_harness_boot(const struct ibc_harness *h);
+enum ibc_harness_wait ibc_harness_wait_get(const struct ibc_harness *h);
+const char *ibc_harness_wait_name(enum ibc_harness_wait w); /* "spin", "spin-yield" */
+int ibc_harness_oversubscribed(const struct ibc_harness *h);
+/* Inside run(): replaces this iteration's measured time (us), for operations
+ * that time only part of what they do. */
+void ibc_harness_sample_set(struct ibc_harness *h, double us);
+
+/* One poll of a wait loop under the process's wait strategy: call with a
+ * counter starting at 0 each time a polled condition is still false. */
+void ibc_harness_wait_relax(enum ibc_harness_wait w, unsigned long *polls);
+/* Decides the wait strategy for local_ranks processes on this host
+ * ($IBCHAR_WAIT=spin|spin-yield forces one). */
+enum ibc_harness_wait ibc_harness_wait_decide(int local_ranks);
+
+/* ------------------------------------------------------------ probe ---- */
+/* Cache-line ping-pong (probe.c): a MAP_SHARED line between two ranks of the
+ * same node.  Collective over the bootstrap (every rank calls; only ranks a
+ * and b map the line). */
+struct ibc_probe;
+int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe **out);
+/* One round trip (a: ping then wait for pong; b: wait for ping then pong).
+ * yield: 0 = pure spin; N > 0 = after N unanswered polls, sched_yield between
+ * polls (1 when both share one PU).
+ * IBC_ERR_TIMEOUT when the peer does not answer within 5 s. */
+int ibc_probe_round(struct ibc_probe *p, int yield);
+/* rounds round trips; on rank a *oneway_us = median round trip / 2. */
+int ibc_probe_measure(struct ibc_probe *p, long rounds, int yield, double *oneway_us);
+int ibc_probe_role(const struct ibc_probe *p); /* 0 = a, 1 = b, -1 = not in the pair */
+void ibc_probe_close(struct ibc_probe *p);
+/* The harness's default probe hook: rank 0 and the next rank on node 0,
+ * pinned to different PUs, 1000 round trips; -1 with a single rank. */
+int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us);
+
+/* ------------------------------------------------- shared CLI options ---- */
+/* The options every bench driver shares (issue 5), as a struct and a
+ * fragment of the driver's one option table:
+ *
+ *   static struct ibc_harness_cli cli = IBC_HARNESS_CLI_INIT;
+ *   static const struct ibc_opt opts[] = { IBC_HARNESS_CLI_OPTS(cli), ..., IBC_OPT_END };
+ */
+struct ibc_harness_cli {
+	struct ibc_opt_list ranks;       /* --ranks: the bench takes one N */
+	struct ibc_opt_strlist variants; /* --variants (empty: all) */
+	struct ibc_opt_list fanin;       /* --fanin */
+	struct ibc_opt_list sizes;       /* --sizes */
+	const char *xport;               /* --xport shm|verbs|auto */
+	const char *launcher;            /* --launcher fork|local|mpirun|tree|auto */
+	const char *mpi;                 /* --mpi (informative inside a bench) */
+	const char *out;                 /* --out DIR */
+	const char *run_id;              /* --run-id */
+	long iters, warmup;              /* --iters, --warmup (0 / -1: defaults) */
+	double budget;                   /* --budget seconds per point */
+	int validate;                    /* --validate */
+	int quiet;                       /* --quiet: no row lines on stdout */
+};
+
+#define IBC_HARNESS_CLI_INIT { .xport = "auto", .launcher = "auto", .mpi = "none", \
+	.out = "results/latest", .iters = 0, .warmup = -1, .budget = 10.0 }
+
+#define IBC_HARNESS_CLI_OPTS(c) \
+	{ .name = "ranks", .short_name = 'n', .type = IBC_OPT_INT_LIST, .dest = &(c).ranks, .metavar = "N", .help = "number of ranks (the runner sweeps a list)", .min = 1, .max = 1024 }, \
+	{ .name = "variants", .short_name = 'V', .type = IBC_OPT_STRING_LIST, .dest = &(c).variants, .metavar = "LIST", .help = "variants to run (default: all that can run here)" }, \
+	{ .name = "fanin", .short_name = 'f', .type = IBC_OPT_INT_LIST, .dest = &(c).fanin, .metavar = "LIST", .help = "fan-in values for tree variants", .min = 1, .max = 1024 }, \
+	{ .name = "sizes", .short_name = 's', .type = IBC_OPT_SIZE_LIST, .dest = &(c).sizes, .metavar = "LIST", .help = "message sizes in bytes, e.g. 1,8,1K..4M" }, \
+	{ .name = "xport", .short_name = 'x', .type = IBC_OPT_STRING, .dest = &(c).xport, .metavar = "NAME", .help = "transport: shm, verbs or auto" }, \
+	{ .name = "launcher", .short_name = 'l', .type = IBC_OPT_STRING, .dest = &(c).launcher, .metavar = "NAME", .help = "how ranks start: fork (local), mpirun, tree or auto" }, \
+	{ .name = "mpi", .short_name = 0, .type = IBC_OPT_STRING, .dest = &(c).mpi, .metavar = "NAME", .help = "host MPI: openmpi, mpich or none" }, \
+	{ .name = "out", .short_name = 'o', .type = IBC_OPT_STRING, .dest = &(c).out, .metavar = "DIR", .help = "results directory (results.csv, meta.csv)" }, \
+	{ .name = "run-id", .short_name = 0, .type = IBC_OPT_STRING, .dest = &(c).run_id, .metavar = "ID", .help = "run id for the rows (default: $IBC_RUN_ID or a timestamp)" }, \
+	{ .name = "iters", .short_name = 'i', .type = IBC_OPT_INT, .dest = &(c).iters, .metavar = "N", .help = "timed iterations per point (0: OSU default)", .min = 0, .max = 1e9 }, \
+	{ .name = "warmup", .short_name = 'w', .type = IBC_OPT_INT, .dest = &(c).warmup, .metavar = "N", .help = "warm-up iterations (-1: OSU default)", .min = -1, .max = 1e9 }, \
+	{ .name = "budget", .short_name = 'b', .type = IBC_OPT_DOUBLE, .dest = &(c).budget, .metavar = "S", .help = "time budget per point in seconds (0: none)", .min = 0, .max = 1e6 }, \
+	{ .name = "validate", .short_name = 0, .type = IBC_OPT_FLAG, .dest = &(c).validate, .metavar = NULL, .help = "check correctness after every point" }, \
+	{ .name = "quiet", .short_name = 'q', .type = IBC_OPT_FLAG, .dest = &(c).quiet, .metavar = NULL, .help = "no result lines on stdout" }
+
+/* Copies the CLI values into p (sizes, iterations, budget, out, ...). */
+int ibc_harness_cli_apply(const struct ibc_harness_cli *c, struct ibc_harness_params *p);
+/* 1 when variant was asked for (or no --variants was given). */
+int ibc_harness_cli_wants(const struct ibc_harness_cli *c, const char *variant);
+/* The rank count asked for (first of --ranks; default dflt). */
+int ibc_harness_cli_nranks(const struct ibc_harness_cli *c, int dflt);
+/* Opens the bootstrap for --launcher/--ranks: PMI_FD / IBC_BOOT=tcp win;
+ * "fork"/"local"/"auto" fork N ranks here; a multi-rank launcher that did
+ * not start us is an error. */
+int ibc_harness_cli_boot(const struct ibc_harness_cli *c, int dflt_ranks, struct ibc_boot **out);
+
+/* ---------------------------------------------------------- suites ---- */
+/* The runner's suite table (suites.c): adding a suite = one entry. */
+struct ibc_suite {
+	const char *name;
+	const char *description;
+	const char *bench;          /* binary name in bin/, e.g. "ibchar-probe" */
+	const char *launcher;       /* default: "fork" (local) or "mpirun" */
+	const char *default_ranks;  /* --ranks default for `ibchar run`, e.g. "2" or "2..16" */
+	const char *variants;       /* comma-separated list shown by `ibchar list` */
+	const char *list_args;      /* argv tail that makes the bench list its variants, or NULL */
+	int min_ranks;
+	int needs_verbs;            /* 1: runs only where a verbs device is active */
+};
+
+extern const struct ibc_suite ibc_suites[];
+extern const size_t ibc_suites_count;
+const struct ibc_suite *ibc_suite_find(const char *name);
+
+#ifdef IBC_HAVE_MPI
+/* harness_mpi.c: MPI_Get_library_version's first line, for meta.csv. */
+void ibc_harness_mpi_version(char *buf, size_t cap);
+#endif
+
+#endif

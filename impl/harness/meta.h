@@ -1,0 +1,23 @@
+/* Provenance for meta.csv (harness-internal). */
+#ifndef IBC_HARNESS_META_H
+#define IBC_HARNESS_META_H
+
+#include "harness/harness.h"
+
+struct ibc_harness_meta_in {
+	const struct ibc_harness_params *p;
+	struct ibc_boot *boot;
+	const char *run_id, *launcher, *wait, *sync;
+	int oversub, pinned, pin_asked;
+	double probe_us;
+};
+
+/* Writes (or extends) <out>/meta.csv as key,value rows.  When the file
+ * exists (a sweep appending launches), only pairs not already in it are
+ * added, so a key may hold several values across launches of one run. */
+int ibc_harness_meta_write(const struct ibc_harness_meta_in *in);
+int ibc_harness_meta_append_double(const char *path, const char *key, double v);
+/* rdma-core's version and where it came from (dpkg-query, else pkg-config). */
+void ibc_harness_rdma_core_version(char *buf, size_t cap, const char **source);
+
+#endif

@@ -1,0 +1,257 @@
+/* The placement probe kernel: cache-line ping-pong between two processes of
+ * one node through a MAP_SHARED line (shm_open, name passed by bcast).  One
+ * 64-bit counter in the line: a writes odd values (ping), b answers with the
+ * next even one (pong), so the line bounces between the two caches. */
+#include "harness/harness.h"
+#include "core/log.h"
+#include "core/stats.h"
+#include "core/status.h"
+#include "core/timer.h"
+#include "core/topo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PROBE_MAP 4096
+#define PROBE_TIMEOUT_US 5e6
+#define PROBE_CHECK_EVERY 4096
+
+struct ibc_probe {
+	struct ibc_boot *boot;
+	int role;                 /* 0 = a, 1 = b, -1 = bystander */
+	_Atomic uint64_t *line;
+	uint64_t seq;
+};
+
+int ibc_probe_role(const struct ibc_probe *p) { return p->role; }
+
+int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe **out)
+{
+	static _Atomic unsigned counter;
+	struct ibc_probe *p;
+	char name[64] = { 0 };
+	int fd = -1, rc = IBC_OK, agreed = IBC_OK, mine;
+	void *map = MAP_FAILED;
+
+	*out = NULL;
+	if (rank_a == rank_b || rank_a < 0 || rank_b < 0 || rank_a >= b->size || rank_b >= b->size) {
+		ibc_error("probe: needs two distinct ranks of %d (%d, %d given)", b->size, rank_a, rank_b);
+		return IBC_ERR_INVAL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return IBC_ERR_NOMEM; /* peers would block in the bcast below: best effort */
+	p->boot = b;
+	p->role = b->rank == rank_a ? 0 : b->rank == rank_b ? 1 : -1;
+	if (p->role == 0) {
+		snprintf(name, sizeof(name), "/ibchar-probe-%d-%u", (int)getpid(),
+			 atomic_fetch_add(&counter, 1));
+		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (fd < 0 || ftruncate(fd, PROBE_MAP) != 0) {
+			ibc_error("probe: shm %s: %s", name, strerror(errno));
+			rc = IBC_ERR_SYS;
+			name[0] = '\0';
+		}
+	}
+	if (ibc_boot_bcast(b, name, sizeof(name), rank_a) != IBC_OK) {
+		rc = IBC_ERR_CLOSED;
+		goto err_close_fd;
+	}
+	if (name[0] == '\0') {
+		rc = IBC_ERR_SYS;
+		goto err_close_fd;
+	}
+	if (p->role == 1) {
+		fd = shm_open(name, O_RDWR, 0600);
+		if (fd < 0) {
+			ibc_error("probe: shm_open %s: %s", name, strerror(errno));
+			rc = IBC_ERR_SYS;
+		}
+	}
+	if (fd >= 0) {
+		map = mmap(NULL, PROBE_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED) {
+			ibc_error("probe: mmap: %s", strerror(errno));
+			rc = IBC_ERR_SYS;
+		}
+	}
+	/* everyone agrees before a unlinks the name */
+	mine = rc;
+	{
+		int *all = malloc(sizeof(int) * (size_t)b->size), r;
+
+		if (all == NULL || ibc_boot_allgather(b, &mine, all, sizeof(int)) != IBC_OK) {
+			free(all);
+			rc = IBC_ERR_CLOSED;
+			goto err_unmap;
+		}
+		for (r = 0; r < b->size; r++)
+			if (all[r] != IBC_OK)
+				agreed = all[r];
+		free(all);
+	}
+	if (p->role == 0)
+		shm_unlink(name);
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	if (agreed != IBC_OK) {
+		rc = agreed;
+		goto err_unmap;
+	}
+	if (map != MAP_FAILED) {
+		p->line = map;
+		if (p->role == 0)
+			atomic_store(p->line, 0);
+	}
+	/* b must not read before a has zeroed the line */
+	rc = ibc_boot_barrier(b);
+	if (rc != IBC_OK)
+		goto err_unmap;
+	*out = p;
+	return IBC_OK;
+
+err_unmap:
+	if (map != MAP_FAILED)
+		munmap(map, PROBE_MAP);
+err_close_fd:
+	if (fd >= 0) {
+		close(fd);
+		if (p->role == 0)
+			shm_unlink(name);
+	}
+	free(p);
+	return rc;
+}
+
+static int wait_value(struct ibc_probe *p, uint64_t want, int yield)
+{
+	unsigned long polls = 0;
+	double deadline = 0;
+
+	while (atomic_load_explicit(p->line, memory_order_acquire) != want) {
+		polls++;
+		if (yield > 0 && polls >= (unsigned long)yield)
+			sched_yield();
+		if (polls % PROBE_CHECK_EVERY == 0) {
+			double now = ibc_timer_now_us();
+
+			if (deadline == 0) {
+				deadline = now + PROBE_TIMEOUT_US;
+			} else if (now > deadline) {
+				ibc_error("probe: the peer did not answer within %.0f s",
+					  PROBE_TIMEOUT_US / 1e6);
+				return IBC_ERR_TIMEOUT;
+			}
+		}
+	}
+	return IBC_OK;
+}
+
+int ibc_probe_round(struct ibc_probe *p, int yield)
+{
+	int rc;
+
+	if (p->role < 0)
+		return IBC_OK;
+	p->seq += 2;
+	if (p->role == 0) {
+		atomic_store_explicit(p->line, p->seq - 1, memory_order_release);
+		return wait_value(p, p->seq, yield);
+	}
+	rc = wait_value(p, p->seq - 1, yield);
+	if (rc == IBC_OK)
+		atomic_store_explicit(p->line, p->seq, memory_order_release);
+	return rc;
+}
+
+int ibc_probe_measure(struct ibc_probe *p, long rounds, int yield, double *oneway_us)
+{
+	double *rtt = NULL;
+	struct ibc_stats st;
+	uint64_t t0;
+	long i, warm = rounds / 10 + 1;
+	int rc = IBC_OK;
+
+	*oneway_us = -1;
+	if (p->role < 0 || rounds < 1)
+		return IBC_OK;
+	if (p->role == 0) {
+		rtt = malloc(sizeof(double) * (size_t)rounds);
+		if (rtt == NULL)
+			return IBC_ERR_NOMEM; /* b times out after 5 s */
+	}
+	for (i = 0; i < warm && rc == IBC_OK; i++)
+		rc = ibc_probe_round(p, yield);
+	for (i = 0; i < rounds && rc == IBC_OK; i++) {
+		t0 = ibc_timer_ticks();
+		rc = ibc_probe_round(p, yield);
+		if (rtt != NULL)
+			rtt[i] = ibc_timer_ticks_to_us(ibc_timer_ticks() - t0);
+	}
+	if (rc == IBC_OK && rtt != NULL) {
+		rc = ibc_stats_compute_inplace(rtt, (size_t)rounds, &st);
+		if (rc == IBC_OK)
+			*oneway_us = st.p50 / 2;
+	}
+	free(rtt);
+	return rc;
+}
+
+void ibc_probe_close(struct ibc_probe *p)
+{
+	if (p == NULL)
+		return;
+	if (p->line != NULL)
+		munmap((void *)p->line, PROBE_MAP);
+	free(p);
+}
+
+/* Rank 0 and the next rank of node 0, in their current placement (the probe
+ * measures the placement, it does not change it). */
+int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us)
+{
+	struct ibc_boot *b = ibc_harness_boot(h);
+	struct ibc_probe *p;
+	int *info, r, peer = -1, rc, yield;
+	double v = -1;
+
+	(void)arg;
+	*us = -1;
+	if (b->size < 2)
+		return IBC_ERR_UNSUPPORTED;
+	info = malloc(sizeof(int) * (size_t)b->size);
+	if (info == NULL)
+		return IBC_ERR_NOMEM;
+	rc = ibc_boot_allgather(b, &b->node_id, info, sizeof(int));
+	for (r = 1; rc == IBC_OK && r < b->size; r++)
+		if (info[r] == info[0]) {
+			peer = r;
+			break;
+		}
+	free(info);
+	if (rc != IBC_OK)
+		return rc;
+	if (peer < 0)
+		return IBC_ERR_UNSUPPORTED;
+	rc = ibc_probe_open(b, 0, peer, &p);
+	if (rc != IBC_OK)
+		return rc;
+	yield = ibc_harness_wait_get(h) == IBC_HARNESS_WAIT_SPIN ? 0 : 100;
+	rc = ibc_probe_measure(p, 1000, yield, &v);
+	ibc_probe_close(p);
+	if (ibc_boot_bcast(b, &v, sizeof(v), 0) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_CLOSED;
+	if (ibc_boot_barrier(b) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_CLOSED;
+	*us = v;
+	return rc;
+}

@@ -1,0 +1,443 @@
+/* ibchar list / ibchar run: see runner.h. */
+#include "harness/runner.h"
+#include "harness/avail.h"
+#include "harness/harness.h"
+#include "core/csv.h"
+#include "core/log.h"
+#include "core/opt.h"
+#include "core/status.h"
+#include "core/topo.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ARGV_MAX 64
+
+static const char *const mpi_names[] = { "openmpi", "mpich", NULL };
+
+int ibc_harness_runner_bindir(char *buf, size_t cap)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0) {
+		ibc_error("runner: cannot find my own executable: %s", strerror(errno));
+		return IBC_ERR_SYS;
+	}
+	exe[n] = '\0';
+	snprintf(buf, cap, "%s", dirname(exe));
+	return IBC_OK;
+}
+
+static int bench_path(const char *bindir, const char *bench, const char *mpi, char *path, size_t cap)
+{
+	if (mpi != NULL)
+		snprintf(path, cap, "%s/%s-%s", bindir, bench, mpi);
+	else
+		snprintf(path, cap, "%s/%s", bindir, bench);
+	return access(path, X_OK) == 0;
+}
+
+/* the bench's own variant list (list_args), else the table's */
+static void variants_print(const char *bindir, const struct ibc_suite *s)
+{
+	char path[4200], cmd[4400], line[256];
+	FILE *f;
+	int n = 0;
+
+	if (s->list_args != NULL && bench_path(bindir, s->bench, NULL, path, sizeof(path))) {
+		snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", path, s->list_args);
+		f = popen(cmd, "r");
+		if (f != NULL) {
+			while (fgets(line, sizeof(line), f) != NULL) {
+				line[strcspn(line, "\r\n")] = '\0';
+				if (line[0] == '\0')
+					continue;
+				printf("%s%s", n++ ? ", " : "", line);
+			}
+			pclose(f);
+		}
+		if (n > 0)
+			return;
+	}
+	printf("%s", s->variants);
+}
+
+int ibc_harness_runner_list(const char *bindir)
+{
+	char path[4200], devs[512];
+	size_t i;
+	int m, nverbs;
+
+	printf("Suites:\n");
+	for (i = 0; i < ibc_suites_count; i++) {
+		const struct ibc_suite *s = &ibc_suites[i];
+		int have = bench_path(bindir, s->bench, NULL, path, sizeof(path));
+
+		printf("  %-10s %s\n", s->name, s->description);
+		printf("  %-10s variants: ", "");
+		variants_print(bindir, s);
+		printf("\n  %-10s bench: %s (%s); launcher %s; ranks %s%s\n", "", s->bench,
+		       have ? "built" : "not built", s->launcher, s->default_ranks,
+		       s->needs_verbs ? "; needs verbs" : "");
+		for (m = 0; mpi_names[m] != NULL; m++)
+			if (bench_path(bindir, s->bench, mpi_names[m], path, sizeof(path)))
+				printf("  %-10s host-MPI build: %s-%s\n", "", s->bench, mpi_names[m]);
+	}
+	printf("Transports:\n");
+	printf("  %-10s available (processes on this host)\n", "shm");
+	nverbs = ibc_harness_avail_verbs(devs, sizeof(devs));
+	if (nverbs > 0)
+		printf("  %-10s available: %s\n", "verbs", devs);
+	else
+		printf("  %-10s not available (no verbs device with an active port)\n", "verbs");
+	printf("MPIs:\n");
+	for (m = 0; mpi_names[m] != NULL; m++) {
+		char prog[64];
+		int have;
+
+		snprintf(prog, sizeof(prog), "mpirun.%s", mpi_names[m]);
+		have = ibc_harness_avail_program(prog, path, sizeof(path));
+		printf("  %-10s %s", mpi_names[m], have ? path : "mpirun not found");
+		{
+			size_t k, nb = 0;
+
+			for (k = 0; k < ibc_suites_count; k++)
+				if (bench_path(bindir, ibc_suites[k].bench, mpi_names[m], path, sizeof(path)))
+					nb++;
+			printf("; %zu bench binar%s built\n", nb, nb == 1 ? "y" : "ies");
+		}
+	}
+	fflush(stdout);
+	return IBC_OK;
+}
+
+/* ---------------------------------------------------------------- run ---- */
+static int can_run_here(const char *bindir, const struct ibc_suite *s, int verbs, const char **why)
+{
+	char path[4200];
+
+	if (s->needs_verbs && !verbs) {
+		*why = "no active verbs device";
+		return 0;
+	}
+	if (!bench_path(bindir, s->bench, NULL, path, sizeof(path))) {
+		*why = "bench binary not built";
+		return 0;
+	}
+	return 1;
+}
+
+static int spawn_wait(char **argv, int *exit_code)
+{
+	posix_spawn_file_actions_t fa;
+	extern char **environ;
+	pid_t pid;
+	int status, err;
+
+	fflush(stdout);
+	fflush(stderr);
+	/* the bench's result lines are progress here: stdout is the summary */
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return IBC_ERR_NOMEM;
+	posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+	err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err != 0) {
+		ibc_error("runner: cannot run %s: %s", argv[0], strerror(err));
+		return IBC_ERR_SYS;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			ibc_error("runner: waitpid: %s", strerror(errno));
+			return IBC_ERR_SYS;
+		}
+	}
+	if (WIFEXITED(status)) {
+		*exit_code = WEXITSTATUS(status);
+	} else {
+		ibc_error("runner: %s was killed by signal %d (%s)", argv[0], WTERMSIG(status),
+			  strsignal(WTERMSIG(status)));
+		*exit_code = 128 + WTERMSIG(status);
+	}
+	return IBC_OK;
+}
+
+struct argv_buf {
+	char *v[ARGV_MAX + 1];
+	char store[ARGV_MAX][64];
+	int n;
+};
+
+static void arg_add(struct argv_buf *a, const char *s)
+{
+	if (a->n < ARGV_MAX)
+		a->v[a->n++] = (char *)s;
+	a->v[a->n] = NULL;
+}
+
+static void arg_addf(struct argv_buf *a, long long v)
+{
+	if (a->n >= ARGV_MAX)
+		return;
+	snprintf(a->store[a->n], sizeof(a->store[0]), "%lld", v);
+	arg_add(a, a->store[a->n]);
+}
+
+static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_suite *s,
+		      const char *out, const char *run_id, int n, int *exit_code)
+{
+	const char *launcher = o->launcher != NULL ? o->launcher : s->launcher;
+	const char *mpi = o->mpi != NULL && strcmp(o->mpi, "none") != 0 ? o->mpi : NULL;
+	struct argv_buf a = { .n = 0 };
+	char bench[4200], mpirun[4200], prog[64], budget[32];
+	struct ibc_topo_info ti;
+	int rc;
+
+	if (strcmp(launcher, "mpirun") == 0) {
+		if (mpi == NULL)
+			mpi = "openmpi";
+		if (!bench_path(o->bindir, s->bench, mpi, bench, sizeof(bench))) {
+			ibc_error("runner: %s: %s not built", s->name, bench);
+			return IBC_ERR_NOTFOUND;
+		}
+		snprintf(prog, sizeof(prog), "mpirun.%s", mpi);
+		if (!ibc_harness_avail_program(prog, mpirun, sizeof(mpirun))) {
+			ibc_error("runner: %s not found on PATH", prog);
+			return IBC_ERR_NOTFOUND;
+		}
+		arg_add(&a, mpirun);
+		arg_add(&a, "-n");
+		arg_addf(&a, n);
+		if (ibc_topo_query(&ti) == IBC_OK && n > ti.allowed_pus) {
+			if (strcmp(mpi, "mpich") == 0) {
+				ibc_warn("runner: %s: %d ranks > %d PUs: MPICH busy-polls, not oversubscribing it; skipped",
+					 s->name, n, ti.allowed_pus);
+				return IBC_ERR_UNSUPPORTED;
+			}
+			arg_add(&a, "--oversubscribe");
+		}
+		if (geteuid() == 0) {
+			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+		}
+	} else if (strcmp(launcher, "tree") == 0) {
+		/* ibchar-launch on this host (local remote shell): the bench finds PMI_FD */
+		if (!bench_path(o->bindir, "ibchar-launch", NULL, mpirun, sizeof(mpirun))) {
+			ibc_error("runner: %s not built", mpirun);
+			return IBC_ERR_NOTFOUND;
+		}
+		if (!bench_path(o->bindir, s->bench, mpi, bench, sizeof(bench))) {
+			ibc_error("runner: %s: %s not built", s->name, bench);
+			return IBC_ERR_NOTFOUND;
+		}
+		arg_add(&a, mpirun);
+		arg_add(&a, "-n");
+		arg_addf(&a, n);
+		arg_add(&a, "--");
+	} else {
+		if (!bench_path(o->bindir, s->bench, NULL, bench, sizeof(bench))) {
+			ibc_error("runner: %s: %s not built", s->name, bench);
+			return IBC_ERR_NOTFOUND;
+		}
+	}
+	arg_add(&a, bench);
+	arg_add(&a, "--ranks");
+	arg_addf(&a, n);
+	arg_add(&a, "--out");
+	arg_add(&a, out);
+	arg_add(&a, "--run-id");
+	arg_add(&a, run_id);
+	arg_add(&a, "--launcher");
+	arg_add(&a, launcher);
+	if (o->variants != NULL) {
+		arg_add(&a, "--variants");
+		arg_add(&a, o->variants);
+	}
+	if (o->fanin != NULL) {
+		arg_add(&a, "--fanin");
+		arg_add(&a, o->fanin);
+	}
+	if (o->sizes != NULL) {
+		arg_add(&a, "--sizes");
+		arg_add(&a, o->sizes);
+	}
+	if (o->xport != NULL) {
+		arg_add(&a, "--xport");
+		arg_add(&a, o->xport);
+	}
+	if (mpi != NULL) {
+		arg_add(&a, "--mpi");
+		arg_add(&a, mpi);
+	}
+	if (o->iters > 0) {
+		arg_add(&a, "--iters");
+		arg_addf(&a, o->iters);
+	}
+	if (o->warmup >= 0) {
+		arg_add(&a, "--warmup");
+		arg_addf(&a, o->warmup);
+	}
+	if (o->budget >= 0) {
+		snprintf(budget, sizeof(budget), "%g", o->budget);
+		arg_add(&a, "--budget");
+		arg_add(&a, budget);
+	}
+	if (o->validate)
+		arg_add(&a, "--validate");
+	if (ibc_log_enabled(IBC_LOG_INFO)) {
+		int i;
+
+		fprintf(stderr, "ibchar: running");
+		for (i = 0; i < a.n; i++)
+			fprintf(stderr, " %s", a.v[i]);
+		fprintf(stderr, "\n");
+	}
+	rc = spawn_wait(a.v, exit_code);
+	return rc;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char path[4096];
+	size_t i, len = strlen(dir);
+
+	if (len == 0 || len >= sizeof(path))
+		return IBC_ERR_INVAL;
+	memcpy(path, dir, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			ibc_error("runner: mkdir %s: %s", path, strerror(errno));
+			return IBC_ERR_IO;
+		}
+		path[i] = dir[i];
+	}
+	return IBC_OK;
+}
+
+static void summary_print(const char *out, const char *run_id)
+{
+	struct ibc_csv_table *t;
+	char path[4200];
+	size_t r, shown = 0;
+
+	snprintf(path, sizeof(path), "%s/results.csv", out);
+	if (access(path, R_OK) != 0 || ibc_csv_read(path, &t) != IBC_OK) {
+		printf("no results in %s\n", out);
+		return;
+	}
+	printf("%-10s %-18s %6s %9s %6s %8s %12s %12s %12s %-10s\n", "suite", "variant", "ranks",
+	       "bytes", "fanin", "iters", "p50_us", "mean_us", "p99_us", "wait");
+	for (r = 0; r + 1 < t->nrows; r++) {
+		if (strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0)
+			continue;
+		printf("%-10s %-18s %6s %9s %6s %8s %12s %12s %12s %-10s\n",
+		       ibc_csv_cell(t, r, "suite"), ibc_csv_cell(t, r, "variant"),
+		       ibc_csv_cell(t, r, "ranks"), ibc_csv_cell(t, r, "bytes"),
+		       ibc_csv_cell(t, r, "fanin")[0] ? ibc_csv_cell(t, r, "fanin") : "-",
+		       ibc_csv_cell(t, r, "iters"), ibc_csv_cell(t, r, "p50_us"),
+		       ibc_csv_cell(t, r, "mean_us"), ibc_csv_cell(t, r, "p99_us"),
+		       ibc_csv_cell(t, r, "wait"));
+		shown++;
+	}
+	printf("%zu rows; results in %s/results.csv, provenance in %s/meta.csv\n", shown, out, out);
+	ibc_csv_table_free(t);
+}
+
+int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
+{
+	const struct ibc_suite *todo[64];
+	struct ibc_opt_list ranks;
+	char out_buf[256], run_id[64], devs[256];
+	const char *out = o->out, *why;
+	size_t i, j, ntodo = 0;
+	int verbs, failed = 0, ran = 0, rc, code;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(run_id, sizeof(run_id), "%Y%m%dT%H%M%SZ", &tm);
+	if (out == NULL) {
+		snprintf(out_buf, sizeof(out_buf), "results/%s", run_id);
+		out = out_buf;
+	}
+	verbs = ibc_harness_avail_verbs(devs, sizeof(devs)) > 0;
+	if (o->nsuites == 0) {
+		for (i = 0; i < ibc_suites_count && ntodo < 64; i++) {
+			if (can_run_here(o->bindir, &ibc_suites[i], verbs, &why))
+				todo[ntodo++] = &ibc_suites[i];
+			else
+				fprintf(stderr, "ibchar: suite %s skipped: %s\n", ibc_suites[i].name, why);
+		}
+	} else {
+		for (i = 0; i < o->nsuites && ntodo < 64; i++) {
+			const struct ibc_suite *s = ibc_suite_find(o->suites[i]);
+
+			if (s == NULL) {
+				fprintf(stderr, "ibchar: unknown suite '%s' (see 'ibchar list')\n", o->suites[i]);
+				return IBC_ERR_INVAL;
+			}
+			todo[ntodo++] = s;
+		}
+	}
+	if (o->ranks != NULL && ibc_opt_list_parse(o->ranks, 0, &ranks) != IBC_OK) {
+		fprintf(stderr, "ibchar: bad rank list '%s'\n", o->ranks);
+		return IBC_ERR_INVAL;
+	}
+	if (ntodo == 0) {
+		fprintf(stderr, "ibchar: no suite can run here\n");
+		return IBC_ERR_UNSUPPORTED;
+	}
+	rc = mkdir_p(out);
+	if (rc != IBC_OK)
+		return rc;
+	setenv("IBC_RUN_ID", run_id, 1);
+	fprintf(stderr, "ibchar: run %s -> %s\n", run_id, out);
+	for (i = 0; i < ntodo; i++) {
+		const struct ibc_suite *s = todo[i];
+
+		if (o->ranks == NULL && ibc_opt_list_parse(s->default_ranks, 0, &ranks) != IBC_OK) {
+			ibc_error("runner: suite %s: bad default ranks '%s'", s->name, s->default_ranks);
+			failed++;
+			continue;
+		}
+		for (j = 0; j < ranks.n; j++) {
+			int n = (int)ranks.v[j];
+
+			if (n < s->min_ranks) {
+				fprintf(stderr, "ibchar: %s: %d ranks < its minimum %d; skipped\n", s->name, n,
+					s->min_ranks);
+				continue;
+			}
+			code = 1;
+			rc = one_launch(o, s, out, run_id, n, &code);
+			if (rc == IBC_ERR_UNSUPPORTED)
+				continue;
+			if (rc != IBC_OK || code != 0) {
+				fprintf(stderr, "ibchar: %s at %d ranks failed (exit %d)\n", s->name, n, code);
+				if (code == 77)
+					continue; /* the bench says: unsupported here */
+				failed++;
+				continue;
+			}
+			ran++;
+		}
+	}
+	summary_print(out, run_id);
+	if (failed > 0) {
+		fprintf(stderr, "ibchar: %d launch%s failed\n", failed, failed == 1 ? "" : "es");
+		return IBC_ERR_REMOTE;
+	}
+	return ran > 0 ? IBC_OK : IBC_ERR_UNSUPPORTED;
+}

@@ -1,0 +1,29 @@
+/* The logic behind the `ibchar` command (runner/ibchar.c is its thin main):
+ * listing what can run here and running suites through their bench binaries. */
+#ifndef IBC_HARNESS_RUNNER_H
+#define IBC_HARNESS_RUNNER_H
+
+#include <stddef.h>
+
+struct ibc_harness_runner_opts {
+	const char *bindir;          /* where ibchar-<suite> binaries live */
+	const char *out;             /* NULL: results/<UTC timestamp> */
+	char *const *suites;         /* names; none = every suite that can run here */
+	size_t nsuites;
+	const char *ranks;           /* rank list text ("2,4,8..16"); NULL: suite default */
+	/* passed through to the bench when set */
+	const char *variants, *fanin, *sizes, *xport, *launcher, *mpi;
+	long iters, warmup;          /* 0 / -1: not passed */
+	double budget;               /* < 0: not passed */
+	int validate;
+};
+
+/* Prints suites, their variants, transports and MPIs found on stdout. */
+int ibc_harness_runner_list(const char *bindir);
+/* Runs the suites; progress on stderr, the summary table on stdout.
+ * IBC_ERR_INVAL for an unknown suite or a bad rank list. */
+int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
+/* The directory of the running executable (for bindir). */
+int ibc_harness_runner_bindir(char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,57 @@
+/* The runner's suite table: a suite is added here, with no change to the
+ * runner.  variants is what `ibchar list` shows; list_args, when set, makes
+ * the bench binary print its variants itself (one per line). */
+#include "harness/harness.h"
+
+#include <string.h>
+
+const struct ibc_suite ibc_suites[] = {
+	{
+		.name = "probe",
+		.description = "placement probe: cache-line ping-pong, one-way latency between two "
+			       "processes on different PUs and on the same PU",
+		.bench = "ibchar-probe",
+		.launcher = "fork",
+		.default_ranks = "2",
+		.variants = "probe-cross,probe-same",
+		.list_args = "--list",
+		.min_ranks = 2,
+		.needs_verbs = 0,
+	},
+	{
+		.name = "link",
+		.description = "link-level write/read/send latency and write bandwidth over a "
+			       "transport (perftest-equivalent)",
+		.bench = "ibchar-link",
+		.launcher = "fork",
+		.default_ranks = "2",
+		.variants = "write-lat,read-lat,send-lat,write-bw",
+		.list_args = "--list",
+		.min_ranks = 2,
+		.needs_verbs = 0,
+	},
+	{
+		.name = "barrier",
+		.description = "barriers of Kini et al.: RDMA pairwise exchange, dissemination, "
+			       "gather + multicast (fan-in), two-sided PE and DS",
+		.bench = "ibchar-barrier",
+		.launcher = "fork",
+		.default_ranks = "2..16",
+		.variants = "rpe,rds,rgm,pe,ds",
+		.list_args = "--list",
+		.min_ranks = 1,
+		.needs_verbs = 0,
+	},
+};
+
+const size_t ibc_suites_count = sizeof(ibc_suites) / sizeof(ibc_suites[0]);
+
+const struct ibc_suite *ibc_suite_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ibc_suites_count; i++)
+		if (strcmp(ibc_suites[i].name, name) == 0)
+			return &ibc_suites[i];
+	return NULL;
+}

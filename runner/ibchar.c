@@ -1,0 +1,129 @@
+/* ibchar: the command-line front end.  Subcommands: list, run.  Each has
+ * its own option table; the logic is in impl/harness/runner.c. */
+#include "core/log.h"
+#include "core/opt.h"
+#include "core/status.h"
+#include "harness/runner.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct ibc_opt main_opts[] = { IBC_OPT_END };
+static const struct ibc_opt_spec main_spec = {
+	.prog = "ibchar",
+	.synopsis = "COMMAND [OPTIONS] [ARGS]",
+	.summary = "Benchmark and characterisation suite for RDMA clusters.",
+	.opts = main_opts,
+	.epilog = "Commands:\n"
+		  "  list                 suites, variants, transports and MPIs found here\n"
+		  "  run [SUITE...]       run suites (default: every suite that can run here)\n"
+		  "Run 'ibchar COMMAND --help' for a command's options.",
+	.stop_at_operand = 1,
+};
+
+static const struct ibc_opt list_opts[] = { IBC_OPT_END };
+static const struct ibc_opt_spec list_spec = {
+	.prog = "ibchar list",
+	.synopsis = "",
+	.summary = "Lists the suites and their variants, the transports available here "
+		   "(shm always; verbs when a device has an active port) and the MPIs found.",
+	.opts = list_opts,
+};
+
+static struct ibc_harness_runner_opts run_o = { .iters = 0, .warmup = -1, .budget = -1 };
+static const char *run_mpi_default;
+
+static const struct ibc_opt run_opts[] = {
+	{ .name = "out", .short_name = 'o', .type = IBC_OPT_STRING, .dest = &run_o.out, .metavar = "DIR",
+	  .help = "results directory (default results/<UTC timestamp>)" },
+	{ .name = "ranks", .short_name = 'n', .type = IBC_OPT_STRING, .dest = &run_o.ranks, .metavar = "LIST",
+	  .help = "rank counts to sweep, e.g. 2,4,8..16 (default: each suite's)" },
+	{ .name = "variants", .short_name = 'V', .type = IBC_OPT_STRING, .dest = &run_o.variants,
+	  .metavar = "LIST", .help = "variants to run (default: all that can run here)" },
+	{ .name = "fanin", .short_name = 'f', .type = IBC_OPT_STRING, .dest = &run_o.fanin, .metavar = "LIST",
+	  .help = "fan-in values for tree variants" },
+	{ .name = "sizes", .short_name = 's', .type = IBC_OPT_STRING, .dest = &run_o.sizes, .metavar = "LIST",
+	  .help = "message sizes, e.g. 1,8,1K..4M" },
+	{ .name = "xport", .short_name = 'x', .type = IBC_OPT_STRING, .dest = &run_o.xport, .metavar = "NAME",
+	  .help = "transport: shm, verbs or auto" },
+	{ .name = "launcher", .short_name = 'l', .type = IBC_OPT_STRING, .dest = &run_o.launcher,
+	  .metavar = "NAME", .help = "fork (local), mpirun or tree (default: each suite's)" },
+	{ .name = "mpi", .type = IBC_OPT_STRING, .dest = &run_mpi_default, .metavar = "NAME",
+	  .help = "host MPI for --launcher mpirun: openmpi, mpich or none" },
+	{ .name = "iters", .short_name = 'i', .type = IBC_OPT_INT, .dest = &run_o.iters, .metavar = "N",
+	  .help = "timed iterations per point (0: OSU default)", .min = 0, .max = 1e9 },
+	{ .name = "warmup", .short_name = 'w', .type = IBC_OPT_INT, .dest = &run_o.warmup, .metavar = "N",
+	  .help = "warm-up iterations (-1: OSU default)", .min = -1, .max = 1e9 },
+	{ .name = "budget", .short_name = 'b', .type = IBC_OPT_DOUBLE, .dest = &run_o.budget, .metavar = "S",
+	  .help = "time budget per point in seconds (-1: the bench's default)", .min = -1, .max = 1e6 },
+	{ .name = "validate", .type = IBC_OPT_FLAG, .dest = &run_o.validate,
+	  .help = "check correctness after every point" },
+	IBC_OPT_END
+};
+static const struct ibc_opt_spec run_spec = {
+	.prog = "ibchar run",
+	.synopsis = "[OPTIONS] [SUITE...]",
+	.summary = "Runs suites through their bench binaries (found next to ibchar), sweeping "
+		   "the rank list; every launch appends to DIR/results.csv.  Progress goes to "
+		   "stderr, a summary table to stdout.",
+	.opts = run_opts,
+};
+
+static int cmd_list(int argc, char **argv, const char *bindir)
+{
+	int first, rc = ibc_opt_parse(&list_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (first < argc) {
+		fprintf(stderr, "ibchar list: unexpected argument '%s'\nTry 'ibchar list --help'.\n", argv[first]);
+		return IBC_ERR_INVAL;
+	}
+	return ibc_harness_runner_list(bindir);
+}
+
+static int cmd_run(int argc, char **argv, const char *bindir)
+{
+	int first, rc = ibc_opt_parse(&run_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	run_o.bindir = bindir;
+	run_o.mpi = run_mpi_default;
+	run_o.suites = argv + first;
+	run_o.nsuites = (size_t)(argc - first);
+	return ibc_harness_runner_run(&run_o);
+}
+
+int main(int argc, char **argv)
+{
+	char bindir[4096];
+	int first, rc;
+
+	ibc_log_init("ibchar");
+	rc = ibc_opt_parse(&main_spec, argc, argv, &first);
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return 0;
+	if (rc != IBC_OK)
+		return ibc_status_exit_code(rc);
+	if (first >= argc) {
+		fprintf(stderr, "ibchar: a command is needed (list, run)\nTry 'ibchar --help'.\n");
+		return 2;
+	}
+	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
+	if (rc != IBC_OK)
+		return ibc_status_exit_code(rc);
+	if (strcmp(argv[first], "list") == 0)
+		rc = cmd_list(argc - first, argv + first, bindir);
+	else if (strcmp(argv[first], "run") == 0)
+		rc = cmd_run(argc - first, argv + first, bindir);
+	else {
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run)\nTry 'ibchar --help'.\n", argv[first]);
+		return 2;
+	}
+	return ibc_status_exit_code(rc);
+}

@@ -1,0 +1,218 @@
+/* The harness with one rank (single bootstrap): statistics of known
+ * injected times, every DESIGN.md column read back through ibc_csv_read,
+ * validation, unsupported setup, the time budget, scale, factor columns. */
+#include "boot/boot.h"
+#include "core/csv.h"
+#include "core/status.h"
+#include "core/timer.h"
+#include "harness/harness.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const design_columns[] = {
+	"run_id", "suite", "variant", "impl", "xport", "launcher", "nodes", "ppn", "ranks",
+	"bytes", "fanin", "iters", "warmup", "min_us", "p50_us", "mean_us", "p99_us", "max_us",
+	"stdev_us", "ci_lo_us", "ci_hi_us", "skew_us", "wait", "oversub", "probe_us", "extra"
+};
+
+struct fake {
+	long calls;
+	double spin_us[3];  /* iteration i spins spin_us[i % 3] */
+	int validate_rc;
+	int validated;
+	int setup_rc;
+	double fixed;       /* > 0: sample_set(fixed) */
+};
+
+static int f_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg)
+{
+	struct fake *f = arg;
+
+	(void)h;
+	(void)pt;
+	f->calls = 0;
+	return f->setup_rc;
+}
+
+static int f_run(struct ibc_harness *h, void *arg)
+{
+	struct fake *f = arg;
+
+	if (f->fixed > 0)
+		ibc_harness_sample_set(h, f->fixed);
+	else
+		ibc_timer_spin_us(f->spin_us[f->calls % 3]);
+	f->calls++;
+	return IBC_OK;
+}
+
+static int f_validate(struct ibc_harness *h, void *arg)
+{
+	struct fake *f = arg;
+
+	(void)h;
+	f->validated++;
+	return f->validate_rc;
+}
+
+static int f_extra(struct ibc_harness *h, void *arg, char *buf, size_t cap)
+{
+	(void)h;
+	(void)arg;
+	snprintf(buf, cap, "retransmits=3;note=a,b");
+	return IBC_OK;
+}
+
+static double num(const struct ibc_csv_table *t, size_t row, const char *col)
+{
+	const char *c = ibc_csv_cell(t, row, col);
+
+	return c != NULL && c[0] != '\0' ? strtod(c, NULL) : -1;
+}
+
+static long row_of(const struct ibc_csv_table *t, const char *variant, const char *bytes)
+{
+	size_t r;
+
+	for (r = 0; r + 1 < t->nrows; r++)
+		if (strcmp(ibc_csv_cell(t, r, "variant"), variant) == 0 &&
+		    (bytes == NULL || strcmp(ibc_csv_cell(t, r, "bytes"), bytes) == 0))
+			return (long)r;
+	return -1;
+}
+
+int main(void)
+{
+	struct fake spin = { .spin_us = { 100, 150, 200 } }, fixed = { .fixed = 40 },
+		    bad = { .fixed = 5, .validate_rc = IBC_ERR_VALIDATE },
+		    unsup = { .fixed = 1, .setup_rc = IBC_ERR_UNSUPPORTED },
+		    slow = { .spin_us = { 2000, 2000, 2000 } };
+	struct ibc_harness_op ops[] = {
+		{ .variant = "spin", .arg = &spin, .setup = f_setup, .run = f_run, .fanin = 3,
+		  .validate = f_validate, .extra = f_extra },
+		{ .variant = "fixed-ref", .arg = &fixed, .setup = f_setup, .run = f_run, .scale = 0.5,
+		  .impl = "openmpi" },
+		{ .variant = "unsupported", .arg = &unsup, .setup = f_setup, .run = f_run },
+	};
+	struct ibc_harness_op op_bad = { .variant = "bad", .arg = &bad, .setup = f_setup,
+					 .run = f_run, .validate = f_validate };
+	struct ibc_harness_op op_slow = { .variant = "slow", .arg = &slow, .setup = f_setup, .run = f_run };
+	struct ibc_harness_params p;
+	struct ibc_boot *b;
+	struct ibc_csv_table *t = NULL;
+	char dir[64] = "/tmp/ibc-single-XXXXXX", path[128];
+	size_t i;
+	long r, r2;
+	int rc, all_cols = 1;
+	long iters;
+
+	tap_plan(29);
+	if (mkdtemp(dir) == NULL)
+		tap_bail_out("mkdtemp failed");
+	tap_is_int(ibc_boot_open("single", 1, &b), IBC_OK, "single bootstrap opens");
+	tap_is_int(b->size, 1, "one rank");
+
+	ibc_harness_params_init(&p);
+	p.suite = "harness-single";
+	p.out_dir = dir;
+	p.xport = "shm";
+	p.iters = 60;
+	p.warmup = 0;
+	p.sizes[0] = 0;
+	p.sizes[1] = 64;
+	p.nsizes = 2;
+	p.validate = 1;
+	p.print_rows = 0;
+	p.pin = 0;
+	p.factor_refs[0] = "fixed-ref";
+	p.nfactor_refs = 1;
+	rc = ibc_harness_run(b, &p, ops, 3);
+	tap_is_int(rc, IBC_OK, "harness run succeeds");
+	tap_is_int(spin.validated, 2, "validate called once per point");
+
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	rc = ibc_csv_read(path, &t);
+	tap_is_int(rc, IBC_OK, "results.csv reads back through ibc_csv_read");
+	if (rc != IBC_OK)
+		tap_bail_out("no results.csv");
+	for (i = 0; i < sizeof(design_columns) / sizeof(design_columns[0]); i++)
+		if (ibc_csv_column(t, design_columns[i]) < 0) {
+			tap_diag("missing column %s", design_columns[i]);
+			all_cols = 0;
+		}
+	tap_ok(all_cols, "every DESIGN.md column is present");
+	tap_is_int((long long)t->nrows - 1, 4, "two variants x two sizes = 4 rows (unsupported skipped)");
+	tap_ok(row_of(t, "unsupported", NULL) < 0, "an unsupported setup gives no row");
+	r = row_of(t, "spin", "0");
+	r2 = row_of(t, "fixed-ref", "64");
+	tap_ok(r >= 0 && r2 >= 0, "rows for spin@0 and fixed-ref@64");
+	if (r < 0 || r2 < 0)
+		tap_bail_out("rows missing");
+	/* spin: 100/150/200 us in equal thirds: median 150, min >= 100, max >= 200 */
+	tap_is_double_within(num(t, r, "p50_us"), 150, 40, "spin median ~150 us (%.2f)", num(t, r, "p50_us"));
+	tap_ok(num(t, r, "min_us") >= 99.5, "spin min >= 100 us (%.2f)", num(t, r, "min_us"));
+	tap_ok(num(t, r, "max_us") >= 199.5, "spin max >= 200 us (%.2f)", num(t, r, "max_us"));
+	/* the mean keeps every tail (a preempted iteration on this shared VM can
+	 * take tens of ms), so only bound it from below and by max */
+	tap_ok(num(t, r, "mean_us") >= 145 && num(t, r, "mean_us") <= num(t, r, "max_us") &&
+	       num(t, r, "p99_us") >= 195, "spin mean %.2f >= 150 - noise, <= max; p99 %.2f >= 200 - noise",
+	       num(t, r, "mean_us"), num(t, r, "p99_us"));
+	tap_ok(num(t, r, "stdev_us") > 30, "spin stdev > 30 us (%.2f; exact 41)", num(t, r, "stdev_us"));
+	tap_ok(num(t, r, "ci_lo_us") <= num(t, r, "p50_us") && num(t, r, "p50_us") <= num(t, r, "ci_hi_us"),
+	       "median inside its confidence interval");
+	tap_is_double_within(num(t, r, "skew_us"), 0, 1e-9, "one rank: skew 0");
+	tap_is_str(ibc_csv_cell(t, r, "fanin"), "3", "fanin column");
+	tap_is_str(ibc_csv_cell(t, r, "iters"), "60", "iters column");
+	tap_is_str(ibc_csv_cell(t, r, "launcher"), "single", "launcher defaults to the bootstrap");
+	tap_is_str(ibc_csv_cell(t, r, "xport"), "shm", "xport column");
+	tap_ok(strstr(ibc_csv_cell(t, r, "extra"), "retransmits=3;note=a,b") != NULL &&
+	       strstr(ibc_csv_cell(t, r, "extra"), "valid=1") != NULL &&
+	       strstr(ibc_csv_cell(t, r, "extra"), "rank_mean_us=") != NULL,
+	       "extra holds the op's counters, valid=1 and rank_mean_us (%s)", ibc_csv_cell(t, r, "extra"));
+	tap_is_double_within(num(t, r2, "p50_us"), 20, 1e-9, "scale 0.5 and sample_set: 40 -> 20 us");
+	tap_is_str(ibc_csv_cell(t, r2, "impl"), "openmpi", "impl column");
+	tap_ok(strstr(ibc_csv_cell(t, r, "extra"), "factor_vs_fixed_ref=") != NULL,
+	       "factor_vs_fixed_ref in extra");
+	ibc_csv_table_free(t);
+
+	/* a failing validation: IBC_ERR_VALIDATE, row marked valid=0 (appended) */
+	p.nsizes = 1;
+	rc = ibc_harness_run(b, &p, &op_bad, 1);
+	tap_is_int(rc, IBC_ERR_VALIDATE, "failed validation fails the run");
+	rc = ibc_csv_read(path, &t);
+	r = rc == IBC_OK ? row_of(t, "bad", NULL) : -1;
+	tap_ok(r >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "valid=0") != NULL,
+	       "its row is appended and marked valid=0");
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+
+	/* the time budget cuts a 2 ms operation to ~0.05 s */
+	p.iters = 1000;
+	p.warmup = 5;
+	p.budget_s = 0.05;
+	p.validate = 0;
+	rc = ibc_harness_run(b, &p, &op_slow, 1);
+	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
+	r = rc == IBC_OK ? row_of(t, "slow", NULL) : -1;
+	iters = r >= 0 ? (long)num(t, r, "iters") : -1;
+	tap_ok(iters >= 10 && iters < 100, "time budget: %ld of 1000 iterations", iters);
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+
+	snprintf(path, sizeof(path), "%s/meta.csv", dir);
+	rc = ibc_csv_read(path, &t);
+	tap_ok(rc == IBC_OK && ibc_csv_column(t, "key") == 0 && t->nrows > 20,
+	       "meta.csv holds key,value provenance");
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+	tap_is_int(ibc_boot_close(b), IBC_OK, "close");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	unlink(path);
+	rmdir(dir);
+	return tap_done();
+}

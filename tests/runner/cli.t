@@ -1,0 +1,62 @@
+#!/bin/sh
+# The ibchar command: help, bad options, list, and a real probe run whose
+# results.csv and meta.csv are checked.
+BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+IBCHAR=$BUILD/bin/ibchar
+if [ ! -x "$IBCHAR" ]; then
+	echo "1..0 # SKIP $IBCHAR not built"
+	exit 0
+fi
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+tmp=$(mktemp -d /tmp/ibc-cli-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+echo "1..18"
+
+"$IBCHAR" --help >"$tmp/help" 2>&1; rc=$?
+ok $rc "ibchar --help exits 0"
+grep -q '^Usage: ibchar' "$tmp/help" && grep -q 'run \[SUITE' "$tmp/help"; ok $? "--help shows usage and commands"
+
+"$IBCHAR" --no-such-option >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ]; ok $? "a bad option exits 2 (got $rc)"
+grep -q "unknown option '--no-such-option'" "$tmp/err"; ok $? "... with a message naming it"
+
+"$IBCHAR" frobnicate >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown command 'frobnicate'" "$tmp/err"; ok $? "an unknown command exits 2 with a message"
+
+"$IBCHAR" run --iters=abc probe >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ -s "$tmp/err" ]; ok $? "a bad value of a run option exits 2 with a message (got $rc)"
+
+"$IBCHAR" run --help >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q -- '--ranks' "$tmp/out"; ok $? "ibchar run --help lists its options"
+
+"$IBCHAR" list >"$tmp/list" 2>"$tmp/err"; rc=$?
+ok $rc "ibchar list exits 0"
+grep -q '^  probe ' "$tmp/list" && grep -q 'probe-cross' "$tmp/list" && grep -q 'probe-same' "$tmp/list"
+ok $? "ibchar list lists the probe suite and its variants"
+grep -q '^  shm ' "$tmp/list" && grep -q '^MPIs:' "$tmp/list"; ok $? "ibchar list shows transports and MPIs"
+
+"$IBCHAR" run probe --out "$tmp/r" --iters 300 >"$tmp/sum" 2>"$tmp/err"; rc=$?
+ok $rc "ibchar run probe --out DIR exits 0"
+if [ $rc -ne 0 ]; then sed 's/^/# /' "$tmp/err"; fi
+grep -q 'probe-cross' "$tmp/sum" && grep -q 'p50_us' "$tmp/sum"; ok $? "a summary table on stdout"
+grep -q '^probe: point' "$tmp/err"; ok $? "a progress line per point on stderr"
+
+# results.csv: DESIGN.md header, probe rows with numbers
+hdr=$(head -n 1 "$tmp/r/results.csv" 2>/dev/null)
+[ "$hdr" = "run_id,suite,variant,impl,xport,launcher,nodes,ppn,ranks,bytes,fanin,iters,warmup,min_us,p50_us,mean_us,p99_us,max_us,stdev_us,ci_lo_us,ci_hi_us,skew_us,wait,oversub,probe_us,extra" ]
+ok $? "results.csv has the DESIGN.md columns"
+rows=$(awk -F, 'NR > 1 && $2 == "probe" && ($3 == "probe-cross" || $3 == "probe-same") && $12 == 300 && $15 + 0 > 0 { c++ } END { print c + 0 }' "$tmp/r/results.csv")
+[ "$rows" -ge 1 ]; ok $? "results.csv holds probe rows with a positive median ($rows rows)"
+for k in run_id git_rev host kernel cpu_model cores pus pinning oversubscribed wait xport device rdma_core_version mpi_version timer date_utc command; do
+	grep -q "^$k," "$tmp/r/meta.csv" 2>/dev/null || { echo "# meta.csv lacks $k"; missing=1; }
+done
+[ -z "$missing" ]; ok $? "meta.csv holds the provenance keys"
+
+# no suite named: every suite that can run here, rows appended under one run id
+"$IBCHAR" run --out "$tmp/all" --ranks 2 --iters 100 >"$tmp/sum2" 2>"$tmp/err2"; rc=$?
+ok $rc "ibchar run --out DIR (every suite that can run here) exits 0"
+if [ $rc -ne 0 ]; then sed 's/^/# /' "$tmp/err2"; fi
+ids=$(awk -F, 'NR > 1 { print $1 }' "$tmp/all/results.csv" 2>/dev/null | sort -u | wc -l)
+grep -q '^[^,]*,probe,probe-' "$tmp/all/results.csv" 2>/dev/null && [ "$ids" -eq 1 ]
+ok $? "... with probe rows, all under one run id"
