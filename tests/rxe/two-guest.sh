@@ -1,0 +1,109 @@
+#!/bin/bash
+# tests/rxe/two-guest.sh - cross-node checks, run on both Soft-RoCE guests
+# at once by scripts/check-rxe.sh:
+#   guest 1: IBC_RXE_NODE=1 IBC_RXE_PEER=10.0.0.2  -> client side, prints TAP
+#   guest 2: IBC_RXE_NODE=2 IBC_RXE_PEER=10.0.0.1  -> server side, logs only
+#
+# Adding a check: write check_<name> taking the role (server|client) as $1,
+# add <name> to CHECKS.  Both nodes run the checks in the same order; the
+# server side must exit by itself (use `timeout`), the client side retries
+# its connection while the server is not up yet (retry_connect) and its exit
+# status is the TAP result.  Use a port of your own (PORT_BASE + index) so
+# a late server never serves the next check's client.  $IBC_BUILD holds the
+# build (binaries: $IBC_BUILD/bin, C tests: $IBC_BUILD/tests).
+# shellcheck disable=SC2317  # the check_* functions are called by name
+# shellcheck source=tests/rxe/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+NODE=${IBC_RXE_NODE:?IBC_RXE_NODE must be 1 or 2}
+PEER=${IBC_RXE_PEER:?IBC_RXE_PEER must be the other node address}
+PORT_BASE=${IBC_RXE_PORT_BASE:-19000}
+SERVER_TIMEOUT=${IBC_RXE_SERVER_TIMEOUT:-120}  # a server gives up after this
+CONNECT_WINDOW=${IBC_RXE_CONNECT_WINDOW:-90}  # a client retries this long
+
+CHECKS=(rc_pingpong ud_pingpong rping write_lat)
+
+dev=$(rdma_active_dev)
+gid=${dev:+$(rdma_gid_index "$dev")}
+
+# --- the checks ---------------------------------------------------------
+check_rc_pingpong() { # RC send/recv with data check, 4 KiB x 500
+	local port=$((PORT_BASE + 1))
+	if [ "$1" = server ]; then
+		timeout "$SERVER_TIMEOUT" ibv_rc_pingpong -d "$dev" -g "$gid" -p "$port" -n 500 -s 4096 -c
+	else
+		retry_connect "$CONNECT_WINDOW" timeout 60 \
+			ibv_rc_pingpong -d "$dev" -g "$gid" -p "$port" -n 500 -s 4096 -c "$PEER"
+	fi
+}
+
+check_ud_pingpong() { # UD send/recv with data check, 512 B x 500
+	local port=$((PORT_BASE + 2))
+	if [ "$1" = server ]; then
+		timeout "$SERVER_TIMEOUT" ibv_ud_pingpong -d "$dev" -g "$gid" -p "$port" -n 500 -s 512 -c
+	else
+		retry_connect "$CONNECT_WINDOW" timeout 60 \
+			ibv_ud_pingpong -d "$dev" -g "$gid" -p "$port" -n 500 -s 512 -c "$PEER"
+	fi
+}
+
+check_rping() { # librdmacm connection + RDMA read/write, data validated
+	local port=$((PORT_BASE + 3))
+	if [ "$1" = server ]; then
+		timeout "$SERVER_TIMEOUT" rping -s -a "$IBC_VM_IP" -p "$port" -C 20 -V -S 4096
+	else
+		retry_connect "$CONNECT_WINDOW" timeout 60 rping -c -a "$PEER" -p "$port" -C 20 -V -S 4096
+	fi
+}
+
+check_write_lat() { # perftest reference tool: RDMA write latency
+	local port=$((PORT_BASE + 4))
+	if [ "$1" = server ]; then
+		timeout "$SERVER_TIMEOUT" ib_write_lat -d "$dev" -x "$gid" -p "$port" -n 200 -s 8
+	else
+		retry_connect "$CONNECT_WINDOW" timeout 60 \
+			ib_write_lat -d "$dev" -x "$gid" -p "$port" -n 200 -s 8 "$PEER"
+	fi
+}
+
+# verbs backend across the guests (tests/xport/twonode.c): the tcp bootstrap
+# wires rank 0 = node 1 (listens on 10.0.0.1) and rank 1 = node 2 (connects,
+# retrying while rank 0 is not up); both sides run the same TAP checks.
+CHECKS+=(xport_twonode)
+check_xport_twonode() {
+	local port=$((PORT_BASE + 20)) rank=0
+	[ "$1" = server ] && rank=1
+	IBC_BOOT=tcp IBC_BOOT_RANK=$rank IBC_BOOT_SIZE=2 IBC_BOOT_ROOT=10.0.0.1:$port \
+		IBC_BOOT_TIMEOUT=$CONNECT_WINDOW \
+		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/tests/xport/twonode.t"
+}
+
+# --- driver -------------------------------------------------------------
+: "${IBC_VM_IP:=$( [ "$NODE" = 1 ] && echo 10.0.0.1 || echo 10.0.0.2)}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+if [ "$NODE" = 2 ]; then
+	[ -n "$dev" ] || { echo "two-guest.sh: node 2: no active RDMA device" >&2; exit 1; }
+	fails=0
+	for c in "${CHECKS[@]}"; do
+		rc=0
+		"check_$c" server >"$log" 2>&1 || rc=$?
+		if [ "$rc" != 0 ]; then
+			fails=$((fails + 1))
+			echo "two-guest.sh: node 2: server of $c failed (exit status $rc):" >&2
+			tail -n 15 "$log" | sed 's/^/  /' >&2
+		fi
+	done
+	exit $((fails > 0))
+fi
+
+[ -n "$dev" ] || tap_skip_all "no RDMA device with an active port"
+tap_plan ${#CHECKS[@]}
+echo "# node $NODE ($IBC_VM_IP) -> $PEER on $dev, gid index $gid"
+for c in "${CHECKS[@]}"; do
+	rc=0
+	"check_$c" client >"$log" 2>&1 || rc=$?
+	tap_ok "$rc" "$c: node $NODE -> $PEER" "$log"
+done
+exit $((TAP_FAILED > 0))
