@@ -1,0 +1,97 @@
+/* Communication patterns: pure rank arithmetic, no I/O, no allocation.
+ *
+ * Every collective in ibchar takes its partners, rounds and tree shape from
+ * here, so the arithmetic is unit-tested once (tests/pattern/pattern.c)
+ * without any transport.  Ranks are 0..n-1.
+ *
+ * A "step" is what one rank does in one round of a symmetric schedule:
+ * signal send_to (if >= 0), then wait for recv_from (if >= 0).  Schedules:
+ *
+ *   dissemination (Hensgen/Finkel/Manber; Mellor-Crummey & Scott):
+ *       round m: send to (i + 2^m) mod n, receive from (i - 2^m) mod n;
+ *       ceil(log2 n) rounds for every n.
+ *   pairwise exchange (MPICH's recursive-doubling barrier): with p the
+ *       largest power of two <= n and r = n - p "extra" ranks:
+ *         step 0 (only when r > 0): extra rank p + j sends to j, j receives;
+ *         then log2 p exchanges among ranks < p: partner = i XOR 2^k;
+ *         last step (only when r > 0): j sends to p + j, p + j receives.
+ *       log2 n steps when n is a power of two, floor(log2 n) + 2 otherwise.
+ *       Extra ranks are idle (send_to = recv_from = -1) in the middle steps.
+ *
+ * Trees (for gathers), rooted at any rank through relative ranks
+ * rel = (rank - root) mod n:
+ *
+ *   k-nomial, radix r = l + 1 (RGM's "gather with maximum fan-in l"): in
+ *       stage s, each group of r consecutive multiples of r^s sends to the
+ *       group's first member, so a rank gathers from at most l = r - 1
+ *       children per stage and the tree has ceil(log_r n) stages (the hops of
+ *       the barrier signal to the root, as in Kini et al. §3.3).  A rank's
+ *       parent is rel with its lowest non-zero base-r digit cleared.  With
+ *       l = 1 this is the binomial tree.
+ *   k-ary (heap order): parent (rel - 1) / k, children k*rel + 1 .. k*rel + k;
+ *       at most k children in total.
+ *
+ * Hypercube: in dimension d the partner is i XOR 2^d (-1 when that is >= n).
+ * Ring: the neighbour at distance s is (i + s) mod n, the one behind it
+ * (i - s) mod n (e.g. the direct-eager alltoall's step s). */
+#ifndef IBC_PATTERN_H
+#define IBC_PATTERN_H
+
+/* The largest value of n the arithmetic is defined for (no overflow of 2^m). */
+#define IBC_PATTERN_MAX_N (1 << 28)
+
+struct ibc_pattern_step {
+	int send_to;   /* rank to signal in this step, -1 for none */
+	int recv_from; /* rank to wait for in this step, -1 for none */
+};
+
+/* One rank's place in a gather tree. */
+struct ibc_pattern_node {
+	int parent;    /* -1 at the root */
+	int stage;     /* the stage in which this rank signals its parent (root: -1) */
+	int depth;     /* hops from this rank up to the root */
+	int height;    /* stages (levels) of the whole tree: max depth */
+	int nchildren; /* number of children written to the caller's array */
+};
+
+/* floor(log2 n), ceil(log2 n) for n >= 1; 1 when n is a power of two. */
+int ibc_pattern_log2_floor(int n);
+int ibc_pattern_log2_ceil(int n);
+int ibc_pattern_pow2_is(int n);
+/* ceil(log_base n) for n >= 1, base >= 2 (the stages of a k-nomial tree). */
+int ibc_pattern_logk_ceil(int n, int base);
+
+/* Dissemination: number of rounds, and rank's step in round m.
+ * IBC_ERR_INVAL on n < 1, rank or round out of range. */
+int ibc_pattern_diss_nsteps(int n);
+int ibc_pattern_diss_step_get(int n, int rank, int round, struct ibc_pattern_step *out);
+
+/* Pairwise exchange (MPICH recursive doubling with fold-in/release of the
+ * ranks beyond the largest power of two). */
+int ibc_pattern_pe_nsteps(int n);
+int ibc_pattern_pe_step_get(int n, int rank, int step, struct ibc_pattern_step *out);
+
+/* k-nomial gather tree of radix (fan-in + 1) >= 2.  children (capacity cap,
+ * n - 1 is always enough; NULL with cap 0 to count only) is filled in the
+ * order a rank should wait for them: stage 0 first.  IBC_ERR_INVAL on bad
+ * arguments or a too small array. */
+int ibc_pattern_knomial_node_get(int n, int radix, int root, int rank,
+				 int *children, int cap, struct ibc_pattern_node *out);
+/* The stage in which rank signals its parent (-1 for the root). */
+int ibc_pattern_knomial_stage(int n, int radix, int root, int rank);
+
+/* k-ary heap-ordered tree, arity >= 1. */
+int ibc_pattern_kary_node_get(int n, int arity, int root, int rank,
+			      int *children, int cap, struct ibc_pattern_node *out);
+
+/* Hypercube: ceil(log2 n) dimensions; partner in dimension dim or -1 when
+ * i XOR 2^dim >= n (only possible when n is not a power of two). */
+int ibc_pattern_hcube_ndims(int n);
+int ibc_pattern_hcube_partner(int n, int rank, int dim);
+
+/* Ring: (rank + dist) mod n and (rank - dist) mod n for any dist (may be
+ * negative or >= n). */
+int ibc_pattern_ring_next(int n, int rank, int dist);
+int ibc_pattern_ring_prev(int n, int rank, int dist);
+
+#endif
