@@ -261,11 +261,10 @@ int main(int argc, char **argv)
 		return ibc_status_exit_code(rc);
 
 	/* the transport waits the way the harness will (decided the same way) */
-	p.wait_force = ibc_harness_wait_decide(boot->local_size);
+	p.wait_force = ibc_wait_decide(boot->local_size);
 	ibc_xport_params_init(&xp);
 	xp.backend = cli.xport;
-	xp.wait = p.wait_force == IBC_HARNESS_WAIT_SPIN_YIELD ? IBC_XPORT_WAIT_SPIN_YIELD
-							       : IBC_XPORT_WAIT_SPIN;
+	xp.wait = (enum ibc_wait)p.wait_force;
 	xp.mcast_drop = mcast_drop;
 	xp.drop_seed = 1;
 	rc = ibc_xport_open(boot, &xp, &x);

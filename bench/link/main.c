@@ -347,8 +347,7 @@ static int op_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, v
 	struct link_op *o = arg;
 	struct link *L = o->L;
 
-	L->x->wait = ibc_harness_wait_get(h) == IBC_HARNESS_WAIT_SPIN ? IBC_XPORT_WAIT_SPIN
-									: IBC_XPORT_WAIT_SPIN_YIELD;
+	L->x->wait = ibc_harness_wait_get(h);
 	L->bytes = pt->bytes;
 	if (L->bytes > L->maxb || L->bytes > L->x->caps.max_msg)
 		return IBC_ERR_UNSUPPORTED;
@@ -723,8 +722,7 @@ int main(int argc, char **argv)
 	L.peer = boot->rank == 0 ? 1 : 0;
 	ibc_xport_params_init(&xp);
 	xp.backend = cli.xport;
-	xp.wait = ibc_harness_wait_decide(boot->local_size) == IBC_HARNESS_WAIT_SPIN
-			  ? IBC_XPORT_WAIT_SPIN : IBC_XPORT_WAIT_SPIN_YIELD;
+	xp.wait = ibc_wait_decide(boot->local_size);
 	rc = ibc_xport_open(boot, &xp, &L.x);
 	if (rc != IBC_OK)
 		goto err_close_boot;

@@ -28,7 +28,7 @@ static int op_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, v
 		ibc_info("probe-cross needs two PUs");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	po->yield = po->same ? 1 : (ibc_harness_wait_get(h) == IBC_HARNESS_WAIT_SPIN ? 0 : 100);
+	po->yield = po->same ? 1 : (ibc_harness_wait_get(h) == IBC_WAIT_SPIN ? 0 : 100);
 	return ibc_probe_open(ibc_harness_boot(h), 0, 1, &po->probe);
 }
 

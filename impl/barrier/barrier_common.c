@@ -30,12 +30,10 @@ void ibc_barrier_waiter_init(struct ibc_barrier_waiter *w)
 int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
 			    const char *what, int peer)
 {
-	w->polls++;
-	if (b->x->wait == IBC_XPORT_WAIT_SPIN_YIELD && w->polls > IBC_XPORT_SPIN_POLLS)
-		sched_yield();
+	ibc_wait_relax(b->x->wait, &w->polls);
 	/* the clock is read rarely: every 64 polls once yielding, every 4096 spinning */
-	if ((w->polls & ((b->x->wait == IBC_XPORT_WAIT_SPIN_YIELD &&
-			  w->polls > IBC_XPORT_SPIN_POLLS) ? 63 : 4095)) == 0) {
+	if ((w->polls & ((b->x->wait == IBC_WAIT_SPIN_YIELD &&
+			  w->polls > IBC_WAIT_SPIN_POLLS) ? 63 : 4095)) == 0) {
 		int64_t now = ibc_barrier_now_ns();
 
 		if (w->start_ns == 0)

@@ -76,7 +76,7 @@ int ibc_barrier_cq_service(struct ibc_barrier *b, int cq);
 /* Waiting helper: spin, or spin then yield, per x->wait; IBC_ERR_TIMEOUT
  * (logged with what) after the deadline. */
 struct ibc_barrier_waiter {
-	uint64_t polls;
+	unsigned long polls;
 	int64_t start_ns;
 };
 void ibc_barrier_waiter_init(struct ibc_barrier_waiter *w);

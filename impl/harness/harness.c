@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #define GATHER_CHUNK 2048   /* doubles per rank per gather call */
-#define WAIT_SPIN_POLLS 100
 #define MIN_BUDGET_ITERS 10
 #define EXTRA_CAP 1024
 #define WINDOW_RESYNC 16    /* window mode: timed iterations between common starts */
@@ -30,7 +29,7 @@
 struct ibc_harness {
 	struct ibc_boot *boot;
 	const struct ibc_harness_params *p;
-	enum ibc_harness_wait wait;
+	enum ibc_wait wait;
 	int oversub;
 	int pinned;
 	double sample_override; /* < 0: none */
@@ -102,38 +101,9 @@ void ibc_harness_defaults(enum ibc_harness_kind kind, size_t bytes, long *iters,
 
 /* ----------------------------------------------------------- getters ---- */
 struct ibc_boot *ibc_harness_boot(const struct ibc_harness *h) { return h->boot; }
-enum ibc_harness_wait ibc_harness_wait_get(const struct ibc_harness *h) { return h->wait; }
+enum ibc_wait ibc_harness_wait_get(const struct ibc_harness *h) { return h->wait; }
 int ibc_harness_oversubscribed(const struct ibc_harness *h) { return h->oversub; }
 void ibc_harness_sample_set(struct ibc_harness *h, double us) { h->sample_override = us; }
-
-const char *ibc_harness_wait_name(enum ibc_harness_wait w)
-{
-	return w == IBC_HARNESS_WAIT_SPIN ? "spin" : "spin-yield";
-}
-
-void ibc_harness_wait_relax(enum ibc_harness_wait w, unsigned long *polls)
-{
-	(*polls)++;
-	if (w == IBC_HARNESS_WAIT_SPIN_YIELD && *polls >= WAIT_SPIN_POLLS)
-		sched_yield();
-	else
-		__asm__ __volatile__("" ::: "memory");
-}
-
-enum ibc_harness_wait ibc_harness_wait_decide(int local_ranks)
-{
-	const char *env = getenv("IBCHAR_WAIT");
-
-	if (env != NULL && env[0] != '\0') {
-		if (strcmp(env, "spin") == 0)
-			return IBC_HARNESS_WAIT_SPIN;
-		if (strcmp(env, "spin-yield") == 0 || strcmp(env, "yield") == 0)
-			return IBC_HARNESS_WAIT_SPIN_YIELD;
-		ibc_warn("harness: IBCHAR_WAIT=%s unknown (spin, spin-yield); deciding", env);
-	}
-	return ibc_topo_oversubscribed(local_ranks) == 1 ? IBC_HARNESS_WAIT_SPIN_YIELD
-							: IBC_HARNESS_WAIT_SPIN;
-}
 
 /* ------------------------------------------------------------ helpers ---- */
 static int mkdir_p(const char *dir)
@@ -293,7 +263,7 @@ static uint64_t window_wait(struct ibc_harness *h, struct op_state *s, int timed
 		}
 	}
 	while (ibc_timer_ticks() < start)
-		ibc_harness_wait_relax(h->wait, &polls);
+		ibc_wait_relax(h->wait, &polls);
 	return start;
 }
 
@@ -497,7 +467,7 @@ static int row_write(struct ibc_harness *h, struct op_state *s, struct op_state 
 	fields[19] = c_cilo;
 	fields[20] = c_cihi;
 	fields[21] = c_skew;
-	fields[22] = ibc_harness_wait_name(h->wait);
+	fields[22] = ibc_wait_name(h->wait);
 	fields[23] = c_over;
 	fields[24] = c_probe;
 	fields[25] = extra;
@@ -813,10 +783,10 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 		 p->launcher != NULL ? p->launcher : boot->ops->name);
 
 	h.oversub = ibc_topo_oversubscribed(boot->local_size) == 1;
-	if (p->wait_force == IBC_HARNESS_WAIT_SPIN || p->wait_force == IBC_HARNESS_WAIT_SPIN_YIELD)
-		h.wait = (enum ibc_harness_wait)p->wait_force;
+	if (p->wait_force == IBC_WAIT_SPIN || p->wait_force == IBC_WAIT_SPIN_YIELD)
+		h.wait = (enum ibc_wait)p->wait_force;
 	else
-		h.wait = ibc_harness_wait_decide(boot->local_size);
+		h.wait = ibc_wait_decide(boot->local_size);
 	if (p->pin && !h.oversub) {
 		pin_rc = ibc_topo_pin(boot->local_rank);
 		h.pinned = pin_rc == IBC_OK;
@@ -859,7 +829,7 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 	if (boot->rank == 0) {
 		struct ibc_harness_meta_in mi = {
 			.p = p, .boot = boot, .run_id = h.run_id, .launcher = h.launcher,
-			.wait = ibc_harness_wait_name(h.wait), .oversub = h.oversub,
+			.wait = ibc_wait_name(h.wait), .oversub = h.oversub,
 			.pinned = h.pinned, .pin_asked = p->pin,
 			.sync = p->window_us > 0 ? "window (common start per iteration)"
 			        : p->sync.fn != NULL && p->sync.name != NULL ? p->sync.name

@@ -34,13 +34,10 @@
 
 #include "boot/boot.h"
 #include "core/opt.h"
+#include "core/wait.h"
 
 struct ibc_harness;
 
-enum ibc_harness_wait {
-	IBC_HARNESS_WAIT_SPIN = 0,       /* pinned, not oversubscribed: pure spin */
-	IBC_HARNESS_WAIT_SPIN_YIELD = 1  /* oversubscribed: spin ~100 polls, then sched_yield */
-};
 
 enum ibc_harness_kind {
 	IBC_HARNESS_LATENCY = 0,    /* OSU pt2pt: 10000/100 up to 8 KiB, then 1000/10 */
@@ -154,19 +151,12 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 
 /* Getters for callbacks. */
 struct ibc_boot *ibc_harness_boot(const struct ibc_harness *h);
-enum ibc_harness_wait ibc_harness_wait_get(const struct ibc_harness *h);
-const char *ibc_harness_wait_name(enum ibc_harness_wait w); /* "spin", "spin-yield" */
+enum ibc_wait ibc_harness_wait_get(const struct ibc_harness *h);
 int ibc_harness_oversubscribed(const struct ibc_harness *h);
 /* Inside run(): replaces this iteration's measured time (us), for operations
  * that time only part of what they do. */
 void ibc_harness_sample_set(struct ibc_harness *h, double us);
 
-/* One poll of a wait loop under the process's wait strategy: call with a
- * counter starting at 0 each time a polled condition is still false. */
-void ibc_harness_wait_relax(enum ibc_harness_wait w, unsigned long *polls);
-/* Decides the wait strategy for local_ranks processes on this host
- * ($IBCHAR_WAIT=spin|spin-yield forces one). */
-enum ibc_harness_wait ibc_harness_wait_decide(int local_ranks);
 
 /* ------------------------------------------------------------ probe ---- */
 /* Cache-line ping-pong (probe.c): a MAP_SHARED line between two ranks of the

@@ -245,7 +245,7 @@ int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us)
 	rc = ibc_probe_open(b, 0, peer, &p);
 	if (rc != IBC_OK)
 		return rc;
-	yield = ibc_harness_wait_get(h) == IBC_HARNESS_WAIT_SPIN ? 0 : 100;
+	yield = ibc_harness_wait_get(h) == IBC_WAIT_SPIN ? 0 : 100;
 	rc = ibc_probe_measure(p, 1000, yield, &v);
 	ibc_probe_close(p);
 	if (ibc_boot_bcast(b, &v, sizeof(v), 0) != IBC_OK && rc == IBC_OK)

@@ -17,15 +17,6 @@
 #define WAIT_CLOCK_EVERY 256   /* polls between clock reads when a timeout is set */
 #define WAIT_PROGRESS_EVERY 64 /* polls between progress calls in ibc_xport_wait_u64 */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 static const struct ibc_xport_ops *const backends[] = {
 	&ibc_xport_shm_ops,
 	&ibc_xport_verbs_ops,
@@ -44,37 +35,10 @@ void ibc_xport_params_init(struct ibc_xport_params *p)
 	p->cq_depth = 4096;
 	p->max_sge = IBC_XPORT_MAX_SGE;
 	p->conn = IBC_XPORT_CONN_RC;
-	p->wait = IBC_XPORT_WAIT_SPIN;
+	p->wait = IBC_WAIT_SPIN;
 	p->mcast_drop = 0.0;
 	p->p2p_drop = 0.0;
 	p->drop_seed = 1;
-}
-
-const char *ibc_xport_wait_strategy_name(enum ibc_xport_wait_strategy s)
-{
-	switch (s) {
-	case IBC_XPORT_WAIT_SPIN:
-		return "spin";
-	case IBC_XPORT_WAIT_SPIN_YIELD:
-		return "spin-yield";
-	}
-	return "unknown";
-}
-
-int ibc_xport_wait_strategy_parse(const char *name, enum ibc_xport_wait_strategy *out)
-{
-	if (name == NULL)
-		return IBC_ERR_INVAL;
-	if (strcmp(name, "spin") == 0) {
-		*out = IBC_XPORT_WAIT_SPIN;
-		return IBC_OK;
-	}
-	if (strcmp(name, "spin_yield") == 0 || strcmp(name, "yield") == 0 ||
-	    strcmp(name, "spin-yield") == 0) {
-		*out = IBC_XPORT_WAIT_SPIN_YIELD;
-		return IBC_OK;
-	}
-	return IBC_ERR_INVAL;
 }
 
 const char *ibc_xport_opcode_name(enum ibc_xport_opcode op)
@@ -340,16 +304,14 @@ int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ib
 			return rc;
 		if (n == 1)
 			return IBC_OK;
-		polls++;
-		if (x->wait == IBC_XPORT_WAIT_SPIN_YIELD && polls % IBC_XPORT_SPIN_POLLS == 0)
-			sched_yield();
+		ibc_wait_relax(x->wait, &polls);
 		if (timeout_ns >= 0 && polls % 16 == 0 && now_ns() >= deadline)
 			return IBC_ERR_TIMEOUT;
 	}
 }
 
 static int wait_loop(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
-		     enum ibc_xport_wait_strategy s, int64_t timeout_ns, uint64_t *seen)
+		     enum ibc_wait s, int64_t timeout_ns, uint64_t *seen)
 {
 	int64_t deadline = timeout_ns >= 0 ? now_ns() + timeout_ns : 0;
 	unsigned long polls = 0;
@@ -359,13 +321,7 @@ static int wait_loop(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
 		v = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
 		if (v >= target)
 			break;
-		polls++;
-		if (s == IBC_XPORT_WAIT_SPIN_YIELD) {
-			if (polls % IBC_XPORT_SPIN_POLLS == 0)
-				sched_yield();
-		} else {
-			cpu_relax();
-		}
+		ibc_wait_relax(s, &polls);
 		if (x != NULL && polls % WAIT_PROGRESS_EVERY == 0) {
 			int rc = x->ops->progress(x);
 			if (rc != IBC_OK) {
@@ -392,7 +348,7 @@ int ibc_xport_wait_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t targe
 }
 
 int ibc_xport_wait_u64_raw(const uint64_t *addr, uint64_t target,
-			   enum ibc_xport_wait_strategy s, int64_t timeout_ns, uint64_t *seen)
+			   enum ibc_wait s, int64_t timeout_ns, uint64_t *seen)
 {
 	return wait_loop(NULL, addr, target, s, timeout_ns, seen);
 }

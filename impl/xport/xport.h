@@ -16,7 +16,7 @@
  *  7. ibc_xport_mcast_join(x, name, id, &g); post IBC_XPORT_OP_MCAST_SEND with wr.mcast = g;
  *     receives: recv_post with rwr.mcast = g.  Unreliable: datagrams may be lost.
  *  8. ibc_xport_wait_u64(x, &flag, target, timeout_ns, &seen): wait until *flag >= target
- *     with x->wait (SPIN or SPIN_YIELD); ibc_xport_wait_strategy_name() for result rows.
+ *     with x->wait (core/wait.h: SPIN or SPIN_YIELD); ibc_wait_name() for rows.
  *  9. ibc_xport_mr_dereg, ibc_xport_mcast_leave, ibc_xport_close (collective).
  * 10. Unsupported features return IBC_ERR_UNSUPPORTED (check x->caps first to skip).
  *     Also: ibc_xport_pingpong (8-byte write ping-pong probe), ibc_xport_stats_get.
@@ -49,21 +49,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/wait.h"
+
 struct ibc_boot;
 struct ibc_xport;
 
 /* ------------------------------------------------------------ params ---- */
-
-enum ibc_xport_wait_strategy {
-	IBC_XPORT_WAIT_SPIN = 0,       /* pure spin: pinned and not oversubscribed */
-	IBC_XPORT_WAIT_SPIN_YIELD = 1  /* spin ~IBC_XPORT_SPIN_POLLS polls, then sched_yield */
-};
-#define IBC_XPORT_SPIN_POLLS 100
-
-/* "spin", "spin-yield" (as the harness writes them); never NULL ("unknown" if bad) */
-const char *ibc_xport_wait_strategy_name(enum ibc_xport_wait_strategy s);
-/* parses "spin", "spin-yield" (also "spin_yield", "yield"); else IBC_ERR_INVAL */
-int ibc_xport_wait_strategy_parse(const char *name, enum ibc_xport_wait_strategy *out);
 
 enum ibc_xport_conn_mode {
 	IBC_XPORT_CONN_RC = 0,  /* one RC connection per peer */
@@ -84,7 +75,7 @@ struct ibc_xport_params {
 	uint32_t cq_depth;       /* completion queue depth (default 4096) */
 	uint32_t max_sge;        /* gather list length wanted (default 16) */
 	enum ibc_xport_conn_mode conn;     /* default RC */
-	enum ibc_xport_wait_strategy wait; /* default SPIN; the harness sets it */
+	enum ibc_wait wait; /* default SPIN; the harness sets it */
 	/* shm only: drop injection (probability in [0,1], seeded per rank from seed) */
 	double mcast_drop;       /* probability a multicast datagram is lost per receiver */
 	double p2p_drop;         /* probability a two-sided SEND is lost (default 0) */
@@ -120,7 +111,7 @@ struct ibc_xport {
 	const struct ibc_xport_ops *ops;
 	struct ibc_boot *boot;
 	int rank, size;                    /* = boot's */
-	enum ibc_xport_wait_strategy wait;
+	enum ibc_wait wait;
 	struct ibc_xport_caps caps;
 	struct ibc_xport_params params;    /* copy; string fields point into the bufs below */
 	char backend_buf[16], device_buf[IBC_XPORT_NAME_MAX];
@@ -322,7 +313,7 @@ int ibc_xport_wait_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t targe
 		       int64_t timeout_ns, uint64_t *seen);
 /* The same without an instance (no progress calls). */
 int ibc_xport_wait_u64_raw(const uint64_t *addr, uint64_t target,
-			   enum ibc_xport_wait_strategy s, int64_t timeout_ns, uint64_t *seen);
+			   enum ibc_wait s, int64_t timeout_ns, uint64_t *seen);
 
 /* ------------------------------------------------------------ probe ----- */
 

@@ -82,10 +82,10 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct tresu
 	 * > cores rule of DESIGN.md, made stricter because this is a test on a
 	 * machine shared with other jobs (a pure spin at N = cores under load
 	 * costs a scheduler tick per step) */
-	xp.wait = tc->n > 1 && tc->n >= ncores ? IBC_XPORT_WAIT_SPIN_YIELD : IBC_XPORT_WAIT_SPIN;
+	xp.wait = tc->n > 1 && tc->n >= ncores ? IBC_WAIT_SPIN_YIELD : IBC_WAIT_SPIN;
 	xp.mcast_drop = tc->drop;
 	xp.drop_seed = 42;
-	res->yield = xp.wait == IBC_XPORT_WAIT_SPIN_YIELD;
+	res->yield = xp.wait == IBC_WAIT_SPIN_YIELD;
 	rc = ibc_xport_open(boot, &xp, &x);
 	if (rc)
 		return rc;
@@ -220,7 +220,7 @@ static int mixed_body(struct ibc_boot *boot, long iters)
 		na = 16;
 	ibc_xport_params_init(&xp);
 	xp.backend = backend;
-	xp.wait = IBC_XPORT_WAIT_SPIN_YIELD;
+	xp.wait = IBC_WAIT_SPIN_YIELD;
 	rc = ibc_xport_open(boot, &xp, &x);
 	if (rc)
 		return rc;

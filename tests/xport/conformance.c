@@ -156,7 +156,7 @@ static void params_default(struct ibc_xport_params *p)
 {
 	ibc_xport_params_init(p);
 	p->backend = backend;
-	p->wait = IBC_XPORT_WAIT_SPIN_YIELD; /* ranks outnumber cores */
+	p->wait = IBC_WAIT_SPIN_YIELD; /* ranks outnumber cores */
 }
 
 static struct ibc_xport *open_x(const struct ibc_xport_params *p)
@@ -307,8 +307,8 @@ static void test_caps(struct world *w)
 			 c->xrc, c->srq, c->user_mem, c->drop_injection);
 	check(ok, "caps are sane (backend %s, max_sge %u, max_msg %llu)", c->backend, c->max_sge,
 	      (unsigned long long)c->max_msg);
-	check(strcmp(ibc_xport_wait_strategy_name(IBC_XPORT_WAIT_SPIN), "spin") == 0 &&
-		      strcmp(ibc_xport_wait_strategy_name(IBC_XPORT_WAIT_SPIN_YIELD), "spin-yield") == 0 &&
+	check(strcmp(ibc_wait_name(IBC_WAIT_SPIN), "spin") == 0 &&
+		      strcmp(ibc_wait_name(IBC_WAIT_SPIN_YIELD), "spin-yield") == 0 &&
 		      strcmp(ibc_xport_opcode_name(IBC_XPORT_OP_WRITE), "write") == 0,
 	      "wait strategy and opcode names");
 }
@@ -1231,7 +1231,7 @@ static void test_wait(struct world *w)
 	rc = ibc_xport_wait_u64(w->x, word, 6, 2000000, &seen);
 	check(rc == IBC_ERR_TIMEOUT && seen == 5, "wait_u64 times out on an unreached target "
 	      "(%s, saw %llu)", ibc_status_str(rc), (unsigned long long)seen);
-	rc = ibc_xport_wait_u64_raw(word, 5, IBC_XPORT_WAIT_SPIN, 0, &seen);
+	rc = ibc_xport_wait_u64_raw(word, 5, IBC_WAIT_SPIN, 0, &seen);
 	check(rc == IBC_OK && seen == 5, "wait_u64_raw returns at once when the value is reached");
 }
 
