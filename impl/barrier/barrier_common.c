@@ -563,6 +563,33 @@ void ibc_barrier_steps_peers(const struct ibc_barrier *b, int nsteps, ibc_barrie
 	}
 }
 
+const struct ibc_barrier_tunable ibc_barrier_tunables_steps[] = {
+	{ "deadline", "60", "seconds before a wait gives up (IBC_ERR_TIMEOUT)" },
+	{ NULL, NULL, NULL }
+};
+
+int ibc_barrier_steps_setup(struct ibc_barrier *b, int nsteps, ibc_barrier_step_fn fn,
+			    int two_sided)
+{
+	uint8_t *want, *is_source;
+	int rc;
+
+	want = calloc((size_t)b->size, 1);
+	is_source = calloc((size_t)b->size, 1);
+	if (!want || !is_source) {
+		rc = IBC_ERR_NOMEM;
+		goto out_free;
+	}
+	ibc_barrier_steps_peers(b, nsteps, fn, want, is_source);
+	/* RDMA: slot i is written by rank i (§4.1), N words */
+	rc = two_sided ? ibc_barrier_p2p_setup(b, want, is_source)
+		       : ibc_barrier_words_setup(b, (size_t)b->size, want);
+out_free:
+	free(want);
+	free(is_source);
+	return rc;
+}
+
 int ibc_barrier_steps_rdma(struct ibc_barrier *b, uint64_t id, int nsteps, ibc_barrier_step_fn fn)
 {
 	int s, rc;

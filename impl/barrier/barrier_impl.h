@@ -106,6 +106,12 @@ void ibc_barrier_pool_wc(unsigned pool_index, const struct ibc_xport_wc *wc, uin
 int ibc_barrier_p2p_send(struct ibc_barrier *b, int peer, uint64_t value);
 int ibc_barrier_p2p_wait(struct ibc_barrier *b, int peer, uint64_t value);
 
+/* Setup of a step schedule: the peers it talks to, then the RDMA slots
+ * (rpe/rds) or the two-sided receive pool (pe/ds).  Collective. */
+int ibc_barrier_steps_setup(struct ibc_barrier *b, int nsteps, ibc_barrier_step_fn fn,
+			    int two_sided);
+/* The tunables of the step schedules (rpe, rds, pe, ds). */
+extern const struct ibc_barrier_tunable ibc_barrier_tunables_steps[];
 /* Step loops of rpe/rds (RDMA words, word = sender's rank) and pe/ds. */
 int ibc_barrier_steps_rdma(struct ibc_barrier *b, uint64_t id, int nsteps, ibc_barrier_step_fn fn);
 int ibc_barrier_steps_p2p(struct ibc_barrier *b, uint64_t id, int nsteps, ibc_barrier_step_fn fn);

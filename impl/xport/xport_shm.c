@@ -513,7 +513,14 @@ static int local_iov(struct shm *st, const struct ibc_xport_wr *wr, unsigned nee
 
 /* ----------------------------------------------------- data movement ---- */
 
-static int pvm_write(pid_t pid, const struct iovec *liov, int n, uint64_t raddr, uint64_t len)
+typedef ssize_t (*pvm_fn)(pid_t, const struct iovec *, unsigned long, const struct iovec *,
+			  unsigned long, unsigned long);
+
+/* Moves len bytes between the local iov list and [raddr, raddr+len) of pid with
+ * process_vm_writev (write) or process_vm_readv (read), resuming after short
+ * transfers. */
+static int pvm_copy(pvm_fn fn, pid_t pid, const struct iovec *liov, int n, uint64_t raddr,
+		    uint64_t len)
 {
 	struct iovec riov;
 	uint64_t done = 0;
@@ -525,11 +532,11 @@ static int pvm_write(pid_t pid, const struct iovec *liov, int n, uint64_t raddr,
 		ssize_t w;
 		riov.iov_base = (void *)(uintptr_t)(raddr + done);
 		riov.iov_len = len - done;
-		w = process_vm_writev(pid, tmp + (n - cnt), (unsigned long)cnt, &riov, 1, 0);
+		w = fn(pid, tmp + (n - cnt), (unsigned long)cnt, &riov, 1, 0);
 		if (w <= 0)
 			return RS_PVM;
 		done += (uint64_t)w;
-		/* skip what was written */
+		/* skip what was moved */
 		while (w > 0 && cnt > 0) {
 			struct iovec *v = &tmp[n - cnt];
 			if ((size_t)w >= v->iov_len) {
@@ -539,37 +546,6 @@ static int pvm_write(pid_t pid, const struct iovec *liov, int n, uint64_t raddr,
 				v->iov_base = (char *)v->iov_base + w;
 				v->iov_len -= (size_t)w;
 				w = 0;
-			}
-		}
-	}
-	return RS_OK;
-}
-
-static int pvm_read(pid_t pid, const struct iovec *liov, int n, uint64_t raddr, uint64_t len)
-{
-	struct iovec riov;
-	uint64_t done = 0;
-	struct iovec tmp[IBC_XPORT_MAX_SGE];
-	int cnt = n;
-
-	memcpy(tmp, liov, (size_t)n * sizeof(*liov));
-	while (done < len) {
-		ssize_t r;
-		riov.iov_base = (void *)(uintptr_t)(raddr + done);
-		riov.iov_len = len - done;
-		r = process_vm_readv(pid, tmp + (n - cnt), (unsigned long)cnt, &riov, 1, 0);
-		if (r <= 0)
-			return RS_PVM;
-		done += (uint64_t)r;
-		while (r > 0 && cnt > 0) {
-			struct iovec *v = &tmp[n - cnt];
-			if ((size_t)r >= v->iov_len) {
-				r -= (ssize_t)v->iov_len;
-				cnt--;
-			} else {
-				v->iov_base = (char *)v->iov_base + r;
-				v->iov_len -= (size_t)r;
-				r = 0;
 			}
 		}
 	}
@@ -596,7 +572,7 @@ static int copy_to(const struct target *t, const struct iovec *iov, int n, uint6
 		}
 		return RS_OK;
 	}
-	return pvm_write(t->pid, iov, n, t->raddr, total);
+	return pvm_copy(process_vm_writev, t->pid, iov, n, t->raddr, total);
 }
 
 /* one target range -> scatter local iov */
@@ -612,7 +588,7 @@ static int copy_from(const struct target *t, const struct iovec *iov, int n, uin
 		}
 		return RS_OK;
 	}
-	return pvm_read(t->pid, iov, n, t->raddr, total);
+	return pvm_copy(process_vm_readv, t->pid, iov, n, t->raddr, total);
 }
 
 /* gather local iov -> scatter over several target ranges (a receive's sges) */
