@@ -2,6 +2,7 @@
 #include "harness/harness.h"
 #include "harness/meta.h"
 #include "core/csv.h"
+#include "core/fs.h"
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/status.h"
@@ -106,29 +107,6 @@ int ibc_harness_oversubscribed(const struct ibc_harness *h) { return h->oversub;
 void ibc_harness_sample_set(struct ibc_harness *h, double us) { h->sample_override = us; }
 
 /* ------------------------------------------------------------ helpers ---- */
-static int mkdir_p(const char *dir)
-{
-	char path[4096];
-	size_t i, len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(path)) {
-		ibc_error("harness: bad output directory '%s'", dir);
-		return IBC_ERR_INVAL;
-	}
-	memcpy(path, dir, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		path[i] = '\0';
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			ibc_error("harness: mkdir %s: %s", path, strerror(errno));
-			return IBC_ERR_IO;
-		}
-		path[i] = dir[i];
-	}
-	return IBC_OK;
-}
-
 static void fmt_double(char *buf, size_t cap, double v)
 {
 	if (isnan(v) || v < 0)
@@ -812,7 +790,7 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 	/* rank 0 opens results.csv; everyone learns whether it worked */
 	rc = IBC_OK;
 	if (boot->rank == 0) {
-		rc = mkdir_p(p->out_dir);
+		rc = ibc_fs_mkdir_p(p->out_dir);
 		if (rc == IBC_OK) {
 			snprintf(path, sizeof(path), "%s/results.csv", p->out_dir);
 			rc = ibc_csv_writer_open(path, row_columns, NCOLS, p->append, &h.rows);

@@ -3,6 +3,7 @@
 #include "harness/avail.h"
 #include "harness/harness.h"
 #include "core/csv.h"
+#include "core/fs.h"
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
@@ -305,27 +306,6 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	return rc;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char path[4096];
-	size_t i, len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(path))
-		return IBC_ERR_INVAL;
-	memcpy(path, dir, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		path[i] = '\0';
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			ibc_error("runner: mkdir %s: %s", path, strerror(errno));
-			return IBC_ERR_IO;
-		}
-		path[i] = dir[i];
-	}
-	return IBC_OK;
-}
-
 static void summary_print(const char *out, const char *run_id)
 {
 	struct ibc_csv_table *t;
@@ -399,7 +379,7 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		fprintf(stderr, "ibchar: no suite can run here\n");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	rc = mkdir_p(out);
+	rc = ibc_fs_mkdir_p(out);
 	if (rc != IBC_OK)
 		return rc;
 	setenv("IBC_RUN_ID", run_id, 1);
