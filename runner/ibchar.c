@@ -1,8 +1,9 @@
-/* ibchar: the command-line front end.  Subcommands: list, run.  Each has
+/* ibchar: the command-line front end.  Subcommands: list, run, plot.  Each has
  * its own option table; the logic is in impl/harness/runner.c. */
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
+#include "harness/plot.h"
 #include "harness/runner.h"
 
 #include <stdio.h>
@@ -17,6 +18,7 @@ static const struct ibc_opt_spec main_spec = {
 	.epilog = "Commands:\n"
 		  "  list                 suites, variants, transports and MPIs found here\n"
 		  "  run [SUITE...]       run suites (default: every suite that can run here)\n"
+		  "  plot DIR             draw the figures of the suites found in DIR/results.csv\n"
 		  "Run 'ibchar COMMAND --help' for a command's options.",
 	.stop_at_operand = 1,
 };
@@ -69,6 +71,34 @@ static const struct ibc_opt_spec run_spec = {
 	.opts = run_opts,
 };
 
+static const struct ibc_opt plot_opts[] = { IBC_OPT_END };
+static const struct ibc_opt_spec plot_spec = {
+	.prog = "ibchar plot",
+	.synopsis = "DIR",
+	.summary = "Runs plots/<suite>.py and plots/<suite>_*.py for every suite in DIR/results.csv; "
+		   "each writes PNG and PDF into DIR and its paths are printed on stdout.  plots/ "
+		   "is found at <bindir>/../../plots or $IBC_PLOTS; python3 is $IBC_PYTHON or the "
+		   "first python3 that imports matplotlib.  Exit 2 for a bad DIR, 1 if a script fails.",
+	.opts = plot_opts,
+};
+
+static int cmd_plot(int argc, char **argv, const char *bindir)
+{
+	struct ibc_harness_plot_opts o = { .bindir = bindir };
+	int first, rc = ibc_opt_parse(&plot_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (argc - first != 1) {
+		fprintf(stderr, "ibchar plot: one results directory is needed\nTry 'ibchar plot --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	o.dir = argv[first];
+	return ibc_harness_plot_run(&o);
+}
+
 static int cmd_list(int argc, char **argv, const char *bindir)
 {
 	int first, rc = ibc_opt_parse(&list_spec, argc, argv, &first);
@@ -111,7 +141,7 @@ int main(int argc, char **argv)
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
 	if (first >= argc) {
-		fprintf(stderr, "ibchar: a command is needed (list, run)\nTry 'ibchar --help'.\n");
+		fprintf(stderr, "ibchar: a command is needed (list, run, plot)\nTry 'ibchar --help'.\n");
 		return 2;
 	}
 	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
@@ -121,8 +151,10 @@ int main(int argc, char **argv)
 		rc = cmd_list(argc - first, argv + first, bindir);
 	else if (strcmp(argv[first], "run") == 0)
 		rc = cmd_run(argc - first, argv + first, bindir);
+	else if (strcmp(argv[first], "plot") == 0)
+		rc = cmd_plot(argc - first, argv + first, bindir);
 	else {
-		fprintf(stderr, "ibchar: unknown command '%s' (list, run)\nTry 'ibchar --help'.\n", argv[first]);
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run, plot)\nTry 'ibchar --help'.\n", argv[first]);
 		return 2;
 	}
 	return ibc_status_exit_code(rc);
