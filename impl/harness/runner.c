@@ -306,22 +306,176 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	return rc;
 }
 
+/* ------------------------------------------------------- summary ---- */
+#define PIV_MAX 64
+
+struct piv_key {
+	char variant[48], impl[24], fanin[12], bytes[24];
+};
+
+static int piv_key_eq(const struct piv_key *a, const struct piv_key *b)
+{
+	return strcmp(a->variant, b->variant) == 0 && strcmp(a->impl, b->impl) == 0 &&
+	       strcmp(a->fanin, b->fanin) == 0 && strcmp(a->bytes, b->bytes) == 0;
+}
+
+static int row_in(const struct ibc_csv_table *t, size_t r, const char *run_id, const char *suite)
+{
+	return strcmp(ibc_csv_cell(t, r, "run_id"), run_id) == 0 &&
+	       strcmp(ibc_csv_cell(t, r, "suite"), suite) == 0;
+}
+
+/* One suite's rows as variant x N of the median (p50, us), then the factor
+ * vs MPI_Barrier (variant "mpi": its p50 / the row's; > 1 = faster) when a
+ * row of "mpi" was measured at that N and size. */
+static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, const char *suite)
+{
+	static struct piv_key keys[PIV_MAX];
+	static double p50[PIV_MAX][PIV_MAX];
+	long ns[PIV_MAX];
+	size_t nk = 0, nn = 0, r, k, j, ref;
+	int have_mpi = 0;
+
+	for (k = 0; k < PIV_MAX; k++)
+		for (j = 0; j < PIV_MAX; j++)
+			p50[k][j] = -1;
+	for (r = 0; r + 1 < t->nrows; r++) {
+		struct piv_key key;
+		long n;
+
+		if (!row_in(t, r, run_id, suite))
+			continue;
+		memset(&key, 0, sizeof(key));
+		snprintf(key.variant, sizeof(key.variant), "%s", ibc_csv_cell(t, r, "variant"));
+		snprintf(key.impl, sizeof(key.impl), "%s", ibc_csv_cell(t, r, "impl"));
+		snprintf(key.fanin, sizeof(key.fanin), "%s", ibc_csv_cell(t, r, "fanin"));
+		snprintf(key.bytes, sizeof(key.bytes), "%s", ibc_csv_cell(t, r, "bytes"));
+		n = strtol(ibc_csv_cell(t, r, "ranks"), NULL, 10);
+		for (k = 0; k < nk && !piv_key_eq(&keys[k], &key); k++)
+			;
+		if (k == nk) {
+			size_t at = nk, q;
+
+			if (nk == PIV_MAX)
+				continue;
+			/* beside the same variant's other rows (RGM's fan-ins) */
+			for (q = 0; q < nk; q++)
+				if (strcmp(keys[q].variant, key.variant) == 0)
+					at = q + 1;
+			for (q = nk; q > at; q--) {
+				keys[q] = keys[q - 1];
+				memcpy(p50[q], p50[q - 1], sizeof(p50[q]));
+			}
+			keys[at] = key;
+			for (q = 0; q < PIV_MAX; q++)
+				p50[at][q] = -1;
+			nk++;
+			k = at;
+		}
+		for (j = 0; j < nn && ns[j] != n; j++)
+			;
+		if (j == nn) {
+			if (nn == PIV_MAX)
+				continue;
+			/* insert sorted */
+			while (j > 0 && ns[j - 1] > n) {
+				size_t q;
+
+				ns[j] = ns[j - 1];
+				for (q = 0; q < PIV_MAX; q++)
+					p50[q][j] = p50[q][j - 1];
+				j--;
+			}
+			ns[j] = n;
+			for (k = 0; k < PIV_MAX; k++)
+				p50[k][j] = -1;
+			nn++;
+			for (k = 0; k < nk && !piv_key_eq(&keys[k], &key); k++)
+				;
+		}
+		p50[k][j] = strtod(ibc_csv_cell(t, r, "p50_us"), NULL);
+		if (strcmp(key.variant, "mpi") == 0)
+			have_mpi = 1;
+	}
+	if (nk == 0)
+		return;
+	printf("\n%s: median (p50_us, slowest rank per iteration) by variant x ranks\n", suite);
+	printf("%-10s %-8s %5s %8s", "variant", "impl", "fanin", "bytes");
+	for (j = 0; j < nn; j++)
+		printf(" %8ld", ns[j]);
+	printf("\n");
+	for (k = 0; k < nk; k++) {
+		printf("%-10s %-8s %5s %8s", keys[k].variant, keys[k].impl,
+		       keys[k].fanin[0] ? keys[k].fanin : "-", keys[k].bytes);
+		for (j = 0; j < nn; j++) {
+			if (p50[k][j] < 0)
+				printf(" %8s", "-");
+			else
+				printf(" %8.2f", p50[k][j]);
+		}
+		printf("\n");
+	}
+	if (!have_mpi)
+		return;
+	printf("\n%s: factor vs MPI_Barrier (mpi p50 / variant p50; > 1 = faster than MPI_Barrier)\n",
+	       suite);
+	printf("%-10s %-8s %5s %8s", "variant", "impl", "fanin", "bytes");
+	for (j = 0; j < nn; j++)
+		printf(" %8ld", ns[j]);
+	printf("\n");
+	for (k = 0; k < nk; k++) {
+		printf("%-10s %-8s %5s %8s", keys[k].variant, keys[k].impl,
+		       keys[k].fanin[0] ? keys[k].fanin : "-", keys[k].bytes);
+		for (j = 0; j < nn; j++) {
+			for (ref = 0; ref < nk; ref++)
+				if (strcmp(keys[ref].variant, "mpi") == 0 &&
+				    strcmp(keys[ref].bytes, keys[k].bytes) == 0 && p50[ref][j] > 0)
+					break;
+			if (ref == nk || p50[k][j] <= 0)
+				printf(" %8s", "-");
+			else
+				printf(" %8.2f", p50[ref][j] / p50[k][j]);
+		}
+		printf("\n");
+	}
+}
+
+/* The long table for suites measured at one rank count; a variant x N
+ * pivot (summary_pivot) for the barrier suite and any suite swept over N. */
 static void summary_print(const char *out, const char *run_id)
 {
 	struct ibc_csv_table *t;
 	char path[4200];
-	size_t r, shown = 0;
+	const char *suites[PIV_MAX];
+	size_t r, i, nsuites = 0, shown = 0;
+	int header = 0;
 
 	snprintf(path, sizeof(path), "%s/results.csv", out);
 	if (access(path, R_OK) != 0 || ibc_csv_read(path, &t) != IBC_OK) {
 		printf("no results in %s\n", out);
 		return;
 	}
-	printf("%-10s %-18s %6s %9s %6s %8s %12s %12s %12s %-10s\n", "suite", "variant", "ranks",
-	       "bytes", "fanin", "iters", "p50_us", "mean_us", "p99_us", "wait");
+	/* suites of this run, and whether each is swept over N */
+	for (r = 0; r + 1 < t->nrows; r++) {
+		const char *s = ibc_csv_cell(t, r, "suite");
+
+		if (strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0)
+			continue;
+		for (i = 0; i < nsuites && strcmp(suites[i], s) != 0; i++)
+			;
+		if (i == nsuites && nsuites < PIV_MAX)
+			suites[nsuites++] = s;
+	}
 	for (r = 0; r + 1 < t->nrows; r++) {
 		if (strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0)
 			continue;
+		shown++;
+		if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") == 0)
+			continue; /* pivoted below */
+		if (!header++)
+			printf("%-10s %-18s %6s %9s %6s %8s %12s %12s %12s %-10s\n", "suite",
+			       "variant", "ranks", "bytes", "fanin", "iters", "p50_us", "mean_us",
+			       "p99_us", "wait");
 		printf("%-10s %-18s %6s %9s %6s %8s %12s %12s %12s %-10s\n",
 		       ibc_csv_cell(t, r, "suite"), ibc_csv_cell(t, r, "variant"),
 		       ibc_csv_cell(t, r, "ranks"), ibc_csv_cell(t, r, "bytes"),
@@ -329,8 +483,10 @@ static void summary_print(const char *out, const char *run_id)
 		       ibc_csv_cell(t, r, "iters"), ibc_csv_cell(t, r, "p50_us"),
 		       ibc_csv_cell(t, r, "mean_us"), ibc_csv_cell(t, r, "p99_us"),
 		       ibc_csv_cell(t, r, "wait"));
-		shown++;
 	}
+	for (i = 0; i < nsuites; i++)
+		if (strcmp(suites[i], "barrier") == 0)
+			summary_pivot(t, run_id, suites[i]);
 	printf("%zu rows; results in %s/results.csv, provenance in %s/meta.csv\n", shown, out, out);
 	ibc_csv_table_free(t);
 }
@@ -375,6 +531,12 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		fprintf(stderr, "ibchar: bad rank list '%s'\n", o->ranks);
 		return IBC_ERR_INVAL;
 	}
+	for (j = 0; o->ranks != NULL && j < ranks.n; j++)
+		if (ranks.v[j] < 1) {
+			fprintf(stderr, "ibchar: bad rank list '%s': %lld ranks (a run needs N >= 1)\n",
+				o->ranks, (long long)ranks.v[j]);
+			return IBC_ERR_INVAL;
+		}
 	if (ntodo == 0) {
 		fprintf(stderr, "ibchar: no suite can run here\n");
 		return IBC_ERR_UNSUPPORTED;
@@ -404,6 +566,11 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 			rc = one_launch(o, s, out, run_id, n, &code);
 			if (rc == IBC_ERR_UNSUPPORTED)
 				continue;
+			if (rc == IBC_OK && code == 2) {
+				/* the bench rejected its options (it said why): a usage error */
+				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
+				return IBC_ERR_INVAL;
+			}
 			if (rc != IBC_OK || code != 0) {
 				fprintf(stderr, "ibchar: %s at %d ranks failed (exit %d)\n", s->name, n, code);
 				if (code == 77)

@@ -1,0 +1,127 @@
+/* ibchar-barrier-<mpi>: the barrier suite bootstrapped by the host MPI, so
+ * ibchar's algorithms over shm/verbs and the MPI's own barriers run
+ * interleaved on the same processes in one harness run (issue 5):
+ *
+ *   mpi     MPI_Barrier
+ *   mpi-pe  pairwise exchange (MPICH's recursive doubling, with the extra
+ *           fold-in/release steps for non-powers of two) over MPI_Sendrecv
+ *           with 0-byte messages
+ *   mpi-ds  dissemination over MPI_Sendrecv with 0-byte messages
+ *
+ * Partners come from impl/pattern; rows of these variants have
+ * impl=<mpi> (openmpi, mpich); every row gets factor_vs_mpi, factor_vs_mpi_pe
+ * and factor_vs_mpi_ds.  The MPI library version goes to meta.csv. */
+#include "driver.h"
+#include "pattern/pattern.h"
+
+#include <mpi.h>
+
+#ifndef IBC_MPI_NAME
+#define IBC_MPI_NAME "mpi"
+#endif
+
+#define TAG_BARRIER 0x1bc
+
+enum mpi_kind { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
+
+struct mpi_bar {
+	enum mpi_kind kind;
+	int rank, size;
+};
+
+static struct mpi_bar mbars[3];
+static const char *const mpi_variants[] = { "mpi", "mpi-pe", "mpi-ds", NULL };
+
+static int mpi_err(const char *what, int err)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS)
+		snprintf(msg, sizeof(msg), "MPI error %d", err);
+	ibc_error("barrier mpi: %s: %s", what, msg);
+	return IBC_ERR_REMOTE;
+}
+
+/* One step: 0-byte signal to send_to, wait for recv_from (either may be -1). */
+static int step_do(const struct ibc_pattern_step *st)
+{
+	char dummy = 0;
+	int err;
+
+	if (st->send_to >= 0 && st->recv_from >= 0)
+		err = MPI_Sendrecv(&dummy, 0, MPI_BYTE, st->send_to, TAG_BARRIER, &dummy, 0, MPI_BYTE,
+				   st->recv_from, TAG_BARRIER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	else if (st->send_to >= 0)
+		err = MPI_Send(&dummy, 0, MPI_BYTE, st->send_to, TAG_BARRIER, MPI_COMM_WORLD);
+	else if (st->recv_from >= 0)
+		err = MPI_Recv(&dummy, 0, MPI_BYTE, st->recv_from, TAG_BARRIER, MPI_COMM_WORLD,
+			       MPI_STATUS_IGNORE);
+	else
+		return IBC_OK;
+	return err == MPI_SUCCESS ? IBC_OK : mpi_err("MPI_Sendrecv", err);
+}
+
+static int mpi_barrier_run(void *ctx)
+{
+	const struct mpi_bar *m = ctx;
+	struct ibc_pattern_step st;
+	int s, nsteps, rc = IBC_OK, err;
+
+	switch (m->kind) {
+	case MPI_KIND_BARRIER:
+		err = MPI_Barrier(MPI_COMM_WORLD);
+		return err == MPI_SUCCESS ? IBC_OK : mpi_err("MPI_Barrier", err);
+	case MPI_KIND_PE:
+		nsteps = ibc_pattern_pe_nsteps(m->size);
+		for (s = 0; s < nsteps && rc == IBC_OK; s++) {
+			rc = ibc_pattern_pe_step_get(m->size, m->rank, s, &st);
+			if (rc == IBC_OK)
+				rc = step_do(&st);
+		}
+		return rc;
+	case MPI_KIND_DS:
+		nsteps = ibc_pattern_diss_nsteps(m->size);
+		for (s = 0; s < nsteps && rc == IBC_OK; s++) {
+			rc = ibc_pattern_diss_step_get(m->size, m->rank, s, &st);
+			if (rc == IBC_OK)
+				rc = step_do(&st);
+		}
+		return rc;
+	}
+	return IBC_ERR_INVAL;
+}
+
+static int mpi_extra_build(struct ibc_boot *boot, struct bar_op *bops,
+			   struct ibc_harness_op *ops, size_t *n, size_t cap)
+{
+	static const enum mpi_kind kinds[] = { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
+	size_t k;
+
+	for (k = 0; k < 3 && *n < cap; k++) {
+		if (!ibc_harness_cli_wants(&bar_cli, mpi_variants[k]))
+			continue;
+		mbars[k] = (struct mpi_bar){ .kind = kinds[k], .rank = boot->rank, .size = boot->size };
+		bops[*n] = (struct bar_op){ .alg = mpi_variants[k], .barrier_fn = mpi_barrier_run,
+					    .ctx = &mbars[k], .validate = bar_cli.validate };
+		ops[*n] = bar_harness_op(mpi_variants[k], IBC_MPI_NAME, 0, &bops[*n]);
+		(*n)++;
+	}
+	return IBC_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static char version[256];
+	struct bar_driver d = {
+		.prog = "ibchar-barrier-" IBC_MPI_NAME,
+		.boot_open = ibc_boot_mpi_open,
+		.extra_build = mpi_extra_build,
+		.extra_names = mpi_variants,
+		.mpi_version = version,
+	};
+
+	/* MPI_Get_library_version may be called before MPI_Init */
+	ibc_harness_mpi_version(version, sizeof(version));
+	return bar_driver_main(&d, argc, argv);
+}

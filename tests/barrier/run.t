@@ -1,0 +1,45 @@
+#!/bin/sh
+# `ibchar run barrier`: every variant at N = 2 and 3 in one run, validated,
+# the variant x N summary on stdout; bad parameters exit 2 with a message.
+BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+IBCHAR=$BUILD/bin/ibchar
+if [ ! -x "$IBCHAR" ] || [ ! -x "$BUILD/bin/ibchar-barrier" ]; then
+	echo "1..0 # SKIP ibchar or ibchar-barrier not built in $BUILD"
+	exit 0
+fi
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+tmp=$(mktemp -d /tmp/ibc-brun-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+echo "1..10"
+
+timeout 50 "$IBCHAR" run barrier --ranks 2,3 --iters 200 --xport shm --out "$tmp/r" --validate \
+	>"$tmp/sum" 2>"$tmp/err"; rc=$?
+ok $rc "ibchar run barrier --ranks 2,3 --validate exits 0"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -20
+variants=$("$BUILD/bin/ibchar-barrier" --list | tr '\n' ' ')
+for N in 2 3; do
+	missing=
+	for v in $variants; do
+		c=$(awk -F, -v v="$v" -v N="$N" 'NR > 1 && $2 == "barrier" && $3 == v && $9 == N && $15 + 0 > 0 && $NF ~ /valid=1/ { c++ } END { print c + 0 }' "$tmp/r/results.csv" 2>/dev/null)
+		[ "$c" -ge 1 ] || missing="$missing $v"
+	done
+	[ -z "$missing" ]; ok $? "N=$N: a valid row for every variant ($variants)${missing:+ missing:$missing}"
+done
+ids=$(awk -F, 'NR > 1 { print $1 }' "$tmp/r/results.csv" 2>/dev/null | sort -u | wc -l)
+[ "$ids" -eq 1 ]; ok $? "all rows under one run id"
+grep -q 'by variant x ranks' "$tmp/sum" && grep -Eq '^rds +ibchar .* [0-9.]+ +[0-9.]+$' "$tmp/sum"
+ok $? "the summary pivots variant x N with a median per N"
+
+"$IBCHAR" run barrier --ranks 2 --fanin 4 --iters 10 --out "$tmp/bad1" >/dev/null 2>"$tmp/e1"; rc=$?
+[ $rc -eq 2 ]; ok $? "--fanin 4 exits 2 (got $rc)"
+grep -Eqi 'fan-?in.*(2\^k|2\^k ?- ?1|1, 3, 7)' "$tmp/e1"; ok $? "... with a message on the fan-in rule"
+[ $rc -eq 2 ] || sed 's/^/# /' "$tmp/e1" | tail -5
+
+"$IBCHAR" run barrier --ranks 0 --iters 10 --out "$tmp/bad2" >/dev/null 2>"$tmp/e2"; rc=$?
+[ $rc -eq 2 ]; ok $? "--ranks 0 exits 2 (got $rc)"
+[ -s "$tmp/e2" ] && grep -qi 'rank' "$tmp/e2"; ok $? "... with a message about the rank count"
+[ $rc -eq 2 ] || sed 's/^/# /' "$tmp/e2" | tail -5
+
+"$IBCHAR" run barrier --ranks 2 --variants nosuch --iters 10 --out "$tmp/bad3" >/dev/null 2>"$tmp/e3"; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown variant 'nosuch'" "$tmp/e3"; ok $? "an unknown variant exits 2 with a message (got $rc)"
