@@ -490,7 +490,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	struct ibc_boot *b = h->boot;
 	struct ibc_harness_point pt = { 0 };
 	long iters, warmup, i, want;
-	size_t k, nactive = 0;
+	size_t j, k, nactive = 0;
 	int rc, agreed;
 	double t_start, per_iter, elapsed;
 
@@ -604,9 +604,13 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		if (h->win_ticks != 0 && i > 0 && i % WINDOW_RESYNC == 0 &&
 		    (rc = window_begin(h)) != IBC_OK)
 			goto err_teardown;
-		for (k = 0; k < n; k++)
+		/* interleaved, and rotated so no variant always runs first or
+		 * right after the same neighbour (position effects cancel) */
+		for (j = 0; j < n; j++) {
+			k = (j + (size_t)i) % n;
 			if (st[k].active && (rc = iteration(h, &st[k], &st[k].samples[i])) != IBC_OK)
 				goto err_teardown;
+		}
 	}
 	elapsed = ibc_timer_now_us() - t_start;
 

@@ -13,7 +13,9 @@
  *   rc = ibc_harness_run(boot, &p, ops, 2);
  *
  * For every point (one size of p.sizes) all operations are set up, warmed up
- * and measured interleaved on the same processes (A B A B ... per iteration).
+ * and measured interleaved on the same processes, one iteration of each per
+ * round, the order rotated every round (A B C, B C A, C A B, ...) so that no
+ * variant always runs first or after the same neighbour.
  * Before every timed iteration the sync operation (default: the bootstrap's
  * barrier; it is never the operation under test) lines the ranks up.  Every
  * rank keeps every sample; after the point the samples are gathered on rank 0
