@@ -78,6 +78,32 @@ check_xport_twonode() {
 		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/tests/xport/twonode.t"
 }
 
+# the barrier suite across the guests at N = 2 (rank 0 on node 1, rank 1 on
+# node 2, tcp bootstrap), every variant; rank 0 (node 1) checks that each
+# variant wrote a row.  No --validate: the check needs one host (a shared
+# counter and one clock; ibc_barrier_check_open refuses ranks on two nodes).
+CHECKS+=(barrier_n2)
+check_barrier_n2() {
+	local port=$((PORT_BASE + 21)) rank=0 out v rc=0
+	[ "$1" = server ] && rank=1
+	out=$(mktemp -d)
+	IBC_BOOT=tcp IBC_BOOT_RANK=$rank IBC_BOOT_SIZE=2 IBC_BOOT_ROOT=10.0.0.1:$port \
+		IBC_BOOT_TIMEOUT=$CONNECT_WINDOW \
+		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/bin/ibchar-barrier" --xport verbs --ranks 2 \
+		--iters 300 --warmup 30 --budget 10 --out "$out" || rc=$?
+	if [ "$rc" = 0 ] && [ "$rank" = 0 ]; then
+		for v in $("$IBC_BUILD/bin/ibchar-barrier" --list); do
+			grep -q ",barrier,$v," "$out/results.csv" 2>/dev/null && continue
+			echo "two-guest.sh: barrier_n2: no row for variant $v in $out/results.csv"
+			rc=1
+		done
+	fi
+	# IBC_RXE_RESULTS=DIR (a directory the guests can write): keep the rows
+	[ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out/results.csv" "$IBC_RXE_RESULTS/barrier_n2-node$NODE.csv" 2>/dev/null
+	rm -rf "$out"
+	return "$rc"
+}
+
 # --- driver -------------------------------------------------------------
 : "${IBC_VM_IP:=$( [ "$NODE" = 1 ] && echo 10.0.0.1 || echo 10.0.0.2)}"
 log=$(mktemp)

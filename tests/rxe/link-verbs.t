@@ -1,0 +1,49 @@
+#!/bin/bash
+# tests/rxe/link-verbs.t - the link suite on verbs beside perftest:
+# `ibchar-link --xport verbs --perftest` writes ibchar rows for every variant
+# and impl=perftest rows (ib_write_lat / ib_write_bw) for the same sizes; the
+# write-lat / write-bw rows are echoed as TAP diagnostics for the notes.
+# Skips where no RDMA device has an active port (plain make check).
+# shellcheck source=tests/rxe/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+BIN=$BUILD/bin/ibchar-link
+SIZES=${IBC_TEST_LINK_SIZES:-8,4K,64K}
+nsizes=$(echo "$SIZES" | tr ',' '\n' | grep -c .)
+[ -n "$(rdma_active_dev)" ] || tap_skip_all "no RDMA device with an active port"
+[ -x "$BIN" ] || tap_skip_all "$BIN not built"
+if ! command -v ib_write_lat >/dev/null || ! command -v ib_write_bw >/dev/null; then
+	tap_skip_all "perftest (ib_write_lat, ib_write_bw) not installed"
+fi
+
+tap_plan 5
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/ibc-link-verbs.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+rc=0
+"$BIN" --xport verbs --perftest --ranks 2 --sizes "$SIZES" --iters 1000 --warmup 50 \
+	--budget 5 --quiet --out "$OUT" 2>"$OUT/stderr" || rc=$?
+tap_ok "$rc" "ibchar-link --xport verbs --perftest --sizes $SIZES exits 0" "$OUT/stderr"
+CSV=$OUT/results.csv
+rows() { tail -n +2 "$CSV" 2>/dev/null | grep -c ",link,$1,$2,verbs,"; }
+n=$(rows '[a-z-]*' ibchar)
+[ "$n" -eq $((4 * nsizes)) ]
+tap_ok $? "impl=ibchar rows: 4 variants x $nsizes sizes (got $n)"
+n=$(rows write-lat perftest)
+[ "$n" -eq "$nsizes" ]
+tap_ok $? "impl=perftest write-lat rows, one per size (got $n)" "$OUT/stderr"
+n=$(rows write-bw perftest)
+[ "$n" -eq "$nsizes" ]
+tap_ok $? "impl=perftest write-bw rows, one per size (got $n)" "$OUT/stderr"
+# the medians are positive numbers on every write row
+hdr=$(head -n 1 "$CSV" 2>/dev/null)
+col=$(echo "$hdr" | tr ',' '\n' | grep -nx p50_us | cut -d: -f1)
+bad=$(tail -n +2 "$CSV" 2>/dev/null | grep ',link,write-' |
+	awk -F, -v c="${col:-0}" '!(c > 0 && $c ~ /^[0-9]+([.][0-9]*)?$/ && $c + 0 > 0)' | wc -l)
+[ "$bad" -eq 0 ] && [ -n "$col" ]
+tap_ok $? "every write row has a positive median ($bad bad)"
+echo "# variant impl bytes p50_us p99_us extra"
+tail -n +2 "$CSV" 2>/dev/null | grep ',link,write-' |
+	awk -F, -v h="$hdr" 'BEGIN { n = split(h, H, ","); for (i = 1; i <= n; i++) C[H[i]] = i }
+		{ print "# " $C["variant"], $C["impl"], $C["bytes"], $C["p50_us"], $C["p99_us"], $C["extra"] }'
+exit $((TAP_FAILED > 0))
