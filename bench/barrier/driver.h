@@ -272,19 +272,12 @@ static int bar_driver_main(const struct bar_driver *d, int argc, char **argv)
 	struct ibc_xport *x = NULL;
 	struct ibc_boot *boot;
 	size_t a, n = 0;
-	int first, rc, rc2;
+	int rc, rc2;
 
 	ibc_log_init(d->prog);
-	rc = ibc_opt_parse(&spec, argc, argv, &first);
-	if (rc == IBC_OPT_HELP_SHOWN)
-		return 0;
+	rc = ibc_opt_parse_all(&spec, argc, argv);
 	if (rc != IBC_OK)
-		return ibc_status_exit_code(rc);
-	if (first < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n", d->prog,
-			argv[first], d->prog);
-		return 2;
-	}
+		return rc == IBC_OPT_HELP_SHOWN ? 0 : ibc_status_exit_code(rc);
 	if (bar_list_only) {
 		for (a = 0; a < ibc_barrier_alg_count(); a++)
 			printf("%s\n", ibc_barrier_alg_get(a)->name);

@@ -49,19 +49,12 @@ int main(int argc, char **argv)
 	struct ibc_xport *x;
 	struct ibc_boot *boot;
 	size_t i, n = 0, nall;
-	int first, rc, rc2;
+	int rc, rc2;
 
 	ibc_log_init("ibchar-link");
-	rc = ibc_opt_parse(&spec, argc, argv, &first);
-	if (rc == IBC_OPT_HELP_SHOWN)
-		return 0;
+	rc = ibc_opt_parse_all(&spec, argc, argv);
 	if (rc != IBC_OK)
-		return ibc_status_exit_code(rc);
-	if (first < argc) {
-		fprintf(stderr, "ibchar-link: unexpected argument '%s'\nTry 'ibchar-link --help'.\n",
-			argv[first]);
-		return 2;
-	}
+		return rc == IBC_OPT_HELP_SHOWN ? 0 : ibc_status_exit_code(rc);
 	if (list_only) {
 		for (i = 0; i < ibc_link_variant_count(); i++)
 			printf("%s\n", ibc_link_variant_name(i));

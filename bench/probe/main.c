@@ -90,18 +90,12 @@ int main(int argc, char **argv)
 	struct ibc_harness_params p;
 	struct ibc_boot *boot;
 	size_t i, n = 0;
-	int first, rc, rc_close;
+	int rc, rc_close;
 
 	ibc_log_init("ibchar-probe");
-	rc = ibc_opt_parse(&spec, argc, argv, &first);
-	if (rc == IBC_OPT_HELP_SHOWN)
-		return 0;
+	rc = ibc_opt_parse_all(&spec, argc, argv);
 	if (rc != IBC_OK)
-		return ibc_status_exit_code(rc);
-	if (first < argc) {
-		fprintf(stderr, "ibchar-probe: unexpected argument '%s'\nTry 'ibchar-probe --help'.\n", argv[first]);
-		return 2;
-	}
+		return rc == IBC_OPT_HELP_SHOWN ? 0 : ibc_status_exit_code(rc);
 	if (list_only) {
 		for (i = 0; i < 2; i++)
 			printf("%s\n", all[i].variant);

@@ -430,3 +430,14 @@ int ibc_opt_parse(const struct ibc_opt_spec *spec, int argc, char **argv, int *f
 		*first_operand = optind;
 	return status;
 }
+
+int ibc_opt_parse_all(const struct ibc_opt_spec *spec, int argc, char **argv)
+{
+	int first, rc = ibc_opt_parse(spec, argc, argv, &first);
+
+	if (rc != IBC_OK)
+		return rc;
+	if (first < argc)
+		return opt_fail(spec, "unexpected argument '%s'", argv[first]);
+	return IBC_OK;
+}

@@ -73,6 +73,11 @@ struct ibc_opt_spec {
  * problem on stderr.  Defaults shown in --help are the dest values on entry. */
 int ibc_opt_parse(const struct ibc_opt_spec *spec, int argc, char **argv, int *first_operand);
 void ibc_opt_usage_print(const struct ibc_opt_spec *spec, FILE *out);
+/* ibc_opt_parse for programs that take no operands: a stray operand is
+ * reported like a bad option (IBC_ERR_INVAL).  Mains do
+ *   rc = ibc_opt_parse_all(&spec, argc, argv);
+ *   if (rc != IBC_OK) return rc == IBC_OPT_HELP_SHOWN ? 0 : ibc_status_exit_code(rc); */
+int ibc_opt_parse_all(const struct ibc_opt_spec *spec, int argc, char **argv);
 
 /* The value parsers behind the table, for callers with their own text. */
 int ibc_opt_parse_long(const char *text, long *out);

@@ -102,7 +102,8 @@ static int parse(const struct ibc_opt_spec *s, int *first, ...)
 	saved_err = dup(2);
 	dup2(fileno(tmp), 1);
 	dup2(fileno(tmp), 2);
-	rc = ibc_opt_parse(s, argc, argv, first);
+	/* first == NULL: the no-operand entry point */
+	rc = first ? ibc_opt_parse(s, argc, argv, first) : ibc_opt_parse_all(s, argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(saved_out, 1);
@@ -119,6 +120,18 @@ static int parse(const struct ibc_opt_spec *s, int *first, ...)
 static int has(const char *needle)
 {
 	return strstr(captured, needle) != NULL;
+}
+
+static void parse_all(void)
+{
+	defaults();
+	tap_is_int(parse(&spec, NULL, "--verbose", NULL), IBC_OK, "parse_all: options only");
+	defaults();
+	tap_ok(parse(&spec, NULL, "--verbose", "stray", NULL) == IBC_ERR_INVAL &&
+		       has("unexpected argument 'stray'") && has("--help"),
+	       "parse_all: a stray operand is an error with a hint");
+	defaults();
+	tap_is_int(parse(&spec, NULL, "--help", NULL), IBC_OPT_HELP_SHOWN, "parse_all: --help");
 }
 
 static void every_type(void)
@@ -274,6 +287,7 @@ static void value_parsers(void)
 int main(void)
 {
 	tap_plan_none();
+	parse_all();
 	every_type();
 	bad_input();
 	help();
