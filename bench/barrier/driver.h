@@ -48,8 +48,9 @@ struct bar_driver {
 	const char *prog;
 	/* Opens the bootstrap (after option parsing). */
 	int (*boot_open)(int *argc, char ***argv, struct ibc_boot **out);
-	/* Appends the driver's own variants (ops[*n..cap)); may be NULL. */
-	int (*extra_build)(struct ibc_boot *boot, struct bar_op *bops,
+	/* Appends the driver's own variants (ops[*n..cap)), with x as their
+	 * bar_op.x (what --validate across hosts checks with); may be NULL. */
+	int (*extra_build)(struct ibc_xport *x, struct bar_op *bops,
 			   struct ibc_harness_op *ops, size_t *n, size_t cap);
 	/* Extra variant names accepted by --variants / printed by --list. */
 	const char *const *extra_names;
@@ -96,7 +97,7 @@ static int bar_op_setup(struct ibc_harness *h, const struct ibc_harness_point *p
 		rc = ibc_barrier_setup(o->b);
 	}
 	if (rc == IBC_OK && o->validate) {
-		rc = ibc_barrier_check_open(ibc_harness_boot(h),
+		rc = ibc_barrier_check_open(ibc_harness_boot(h), o->x, IBC_BARRIER_CHECK_AUTO,
 					    (size_t)(pt->iters + pt->warmup), &o->chk);
 	}
 	if (rc && o->b) {
@@ -109,14 +110,20 @@ static int bar_op_setup(struct ibc_harness *h, const struct ibc_harness_point *p
 static int bar_op_run(struct ibc_harness *h, void *arg)
 {
 	struct bar_op *o = arg;
+	uint64_t t0;
+	double us;
 	int rc;
 
-	(void)h;
-	if (o->chk)
-		ibc_barrier_check_enter(o->chk);
+	if (!o->chk)
+		return bar_do_barrier(o);
+	ibc_barrier_check_enter(o->chk);
+	t0 = ibc_timer_ticks();
 	rc = bar_do_barrier(o);
-	if (o->chk)
-		(void)ibc_barrier_check_exit(o->chk); /* reported by bar_op_validate */
+	us = ibc_timer_ticks_to_us(ibc_timer_ticks() - t0);
+	(void)ibc_barrier_check_exit(o->chk); /* reported by bar_op_validate */
+	/* the sample is the barrier alone: across hosts the check reads every
+	 * peer's counter after it, which is no part of the barrier's time */
+	ibc_harness_sample_set(h, us);
 	return rc;
 }
 
@@ -345,7 +352,7 @@ static int bar_driver_main(const struct bar_driver *d, int argc, char **argv)
 	p.device = x->caps.device;
 	rc = bar_ops_build(x, bops, ops, &n, BAR_MAX_OPS);
 	if (rc == IBC_OK && d->extra_build)
-		rc = d->extra_build(boot, bops, ops, &n, BAR_MAX_OPS);
+		rc = d->extra_build(x, bops, ops, &n, BAR_MAX_OPS);
 	if (rc == IBC_OK && n == 0) {
 		if (boot->rank == 0)
 			ibc_error("%s: no variant can run on transport %s", d->prog,

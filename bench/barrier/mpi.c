@@ -92,7 +92,7 @@ static int mpi_barrier_run(void *ctx)
 	return IBC_ERR_INVAL;
 }
 
-static int mpi_extra_build(struct ibc_boot *boot, struct bar_op *bops,
+static int mpi_extra_build(struct ibc_xport *x, struct bar_op *bops,
 			   struct ibc_harness_op *ops, size_t *n, size_t cap)
 {
 	static const enum mpi_kind kinds[] = { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
@@ -101,9 +101,10 @@ static int mpi_extra_build(struct ibc_boot *boot, struct bar_op *bops,
 	for (k = 0; k < 3 && *n < cap; k++) {
 		if (!ibc_harness_cli_wants(&bar_cli, mpi_variants[k]))
 			continue;
-		mbars[k] = (struct mpi_bar){ .kind = kinds[k], .rank = boot->rank, .size = boot->size };
-		bops[*n] = (struct bar_op){ .alg = mpi_variants[k], .barrier_fn = mpi_barrier_run,
-					    .ctx = &mbars[k], .validate = bar_cli.validate };
+		mbars[k] = (struct mpi_bar){ .kind = kinds[k], .rank = x->rank, .size = x->size };
+		bops[*n] = (struct bar_op){ .alg = mpi_variants[k], .x = x,
+					    .barrier_fn = mpi_barrier_run, .ctx = &mbars[k],
+					    .validate = bar_cli.validate };
 		ops[*n] = bar_harness_op(mpi_variants[k], IBC_MPI_NAME, 0, &bops[*n]);
 		(*n)++;
 	}

@@ -154,24 +154,39 @@ int ibc_barrier_extra_format(const struct ibc_barrier *b, const struct ibc_barri
 void ibc_barrier_list_print(FILE *out, int verbose);
 
 /* --validate: nobody leaves barrier k before everybody entered it.
- * The check keeps a counter in shared memory (ranks on one host: rank 0
- * creates a POSIX shm object whose name goes out through the bootstrap):
- * before entering barrier k every rank adds 1; after leaving it a rank must
- * see at least (k + 1) * N.  It also records per-rank entry/exit times
- * (CLOCK_MONOTONIC, one host) and checks after the run that for every k the
- * latest entry precedes the earliest exit.  On several hosts it returns
- * IBC_ERR_UNSUPPORTED from open (not implemented yet). */
+ * Two checks, one interface:
+ *  - shared (ranks on one host): a counter in shared memory (ibc_boot_shm_map)
+ *    that every rank increments before entering barrier k; after leaving it a
+ *    rank must see at least (k + 1) * N.  Per-rank entry/exit times
+ *    (CLOCK_MONOTONIC, one host) are checked after the run too: for every k
+ *    the latest entry precedes the earliest exit.
+ *  - remote (ranks on several hosts, no common clock): every rank keeps its
+ *    own entry counter in registered memory and sets it to k + 1 before
+ *    entering barrier k; after leaving it, it reads every peer's counter with
+ *    an atomic compare-and-swap that never matches (an 8-byte atomic read) over
+ *    an own instance of the transport, and each must be >= k + 1.  Sound
+ *    because a peer's store precedes its barrier messages, which precede this
+ *    rank's exit; one round of N - 1 reads per barrier, so for validation only.
+ * AUTO picks shared on one host, remote on several (x required there). */
+enum ibc_barrier_check_mode {
+	IBC_BARRIER_CHECK_AUTO = 0,
+	IBC_BARRIER_CHECK_SHARED,
+	IBC_BARRIER_CHECK_REMOTE
+};
 struct ibc_barrier_check;
-/* Collective.  max_iters bounds the recorded barriers (later ones are only
- * checked by the counter). */
-int ibc_barrier_check_open(struct ibc_boot *boot, size_t max_iters,
+struct ibc_xport;
+/* Collective.  max_iters bounds the barriers whose times are recorded (shared
+ * mode; later ones are only checked by the counter).  x: the transport whose
+ * backend and device the remote check uses (may be NULL in shared mode). */
+int ibc_barrier_check_open(struct ibc_boot *boot, struct ibc_xport *x,
+			   enum ibc_barrier_check_mode mode, size_t max_iters,
 			   struct ibc_barrier_check **out);
 void ibc_barrier_check_enter(struct ibc_barrier_check *c);
 /* IBC_ERR_VALIDATE (logged once per check) when this rank left early. */
 int ibc_barrier_check_exit(struct ibc_barrier_check *c);
-/* Collective: gathers the timestamps and checks them; *violations (may be
- * NULL) = violations seen by the counter on this rank + by the times
- * (at rank 0).  IBC_ERR_VALIDATE when any rank saw one. */
+/* Collective: gathers the counts and timestamps and checks them;
+ * *violations (may be NULL) = violations seen by the counters on every rank
+ * + by the times (at rank 0).  IBC_ERR_VALIDATE when any rank saw one. */
 int ibc_barrier_check_close(struct ibc_barrier_check *c, uint64_t *violations);
 
 #endif

@@ -1,31 +1,42 @@
 /* --validate for barriers: nobody leaves barrier k before everybody entered it.
- * See barrier.h for the two checks (shared counter; entry/exit times). */
+ * See barrier.h for the checks (shared counter and entry/exit times on one
+ * host; remote entry counters read after every exit across hosts). */
 #include "barrier/barrier.h"
 
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "xport/xport.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
+
+#define REMOTE_TIMEOUT_NS (30LL * 1000000000LL) /* one round of counter reads */
 
 struct shared_counter {
 	_Atomic uint64_t entered;
 };
 
+/* remote mode: this rank's entry counter, read by the others through an own
+ * transport instance (its completions never meet the barrier's) */
+struct remote_check {
+	struct ibc_xport *x;
+	struct ibc_xport_mr *ctr_mr;  /* 8 bytes: barriers this rank entered */
+	struct ibc_xport_mr *land_mr; /* size * 8 bytes: the values read */
+	struct ibc_xport_wr *wrs;     /* one read per peer, built once */
+	struct ibc_xport_sge *sges;
+};
+
 struct ibc_barrier_check {
 	struct ibc_boot *boot;
-	struct shared_counter *ctr;
+	struct shared_counter *ctr;  /* shared mode */
+	struct remote_check *rem;    /* remote mode */
 	size_t max_iters;
 	uint64_t k;          /* barriers entered by this rank */
-	uint64_t violations; /* seen by the counter on this rank */
+	uint64_t violations; /* seen on this rank */
 	int64_t *times;      /* [2 + 2 * max_iters]: count, violations, entries, exits */
 };
 
@@ -37,79 +48,127 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int ibc_barrier_check_open(struct ibc_boot *boot, size_t max_iters,
-			   struct ibc_barrier_check **out)
+static void remote_free(struct remote_check *m)
 {
-	static unsigned seq;
-	struct ibc_barrier_check *c;
-	char name[64] = "";
-	int fd = -1, rc = IBC_OK, rc2;
+	if (!m)
+		return;
+	if (m->x) {
+		if (m->ctr_mr)
+			(void)ibc_xport_mr_dereg(m->x, m->ctr_mr);
+		if (m->land_mr)
+			(void)ibc_xport_mr_dereg(m->x, m->land_mr);
+		(void)ibc_xport_close(m->x);
+	}
+	free(m->wrs);
+	free(m->sges);
+	free(m);
+}
+
+/* Collective: an own instance of x's transport, every pair connected, the
+ * counters' descriptors exchanged; one compare-and-swap per peer prepared
+ * (compare = swap = ~0, never equal to a counter: an atomic 8-byte read that
+ * writes nothing, so it cannot tear nor lose the owner's update). */
+static int remote_open(struct ibc_boot *boot, struct ibc_xport *x, struct remote_check **out)
+{
+	struct ibc_xport_rdesc *peers;
+	struct remote_check *m;
+	int rc, r, n = 0;
 
 	*out = NULL;
-	if (boot->num_nodes > 1) {
-		ibc_error("barrier validate: ranks on %d hosts; the check needs one host "
-			  "(shared counter, one clock)", boot->num_nodes);
+	if (!x) {
+		ibc_error("barrier validate: ranks on %d hosts need a transport for the check",
+			  boot->num_nodes);
+		return IBC_ERR_UNSUPPORTED;
+	}
+	if (!x->caps.atomics) {
+		ibc_error("barrier validate: ranks on %d hosts: %s has no atomics for the check",
+			  boot->num_nodes, x->caps.device);
+		return IBC_ERR_UNSUPPORTED;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return IBC_ERR_NOMEM; /* peers block in the collective open: best effort */
+	peers = calloc((size_t)boot->size, sizeof(*peers));
+	m->wrs = calloc((size_t)boot->size, sizeof(*m->wrs));
+	m->sges = calloc((size_t)boot->size, sizeof(*m->sges));
+	rc = ibc_xport_open(boot, &x->params, &m->x);
+	if (rc == IBC_OK)
+		rc = ibc_xport_mr_alloc(m->x, sizeof(uint64_t),
+					IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_READ |
+					IBC_XPORT_ACCESS_REMOTE_ATOMIC, &m->ctr_mr);
+	if (rc == IBC_OK)
+		rc = ibc_xport_mr_alloc(m->x, (size_t)boot->size * sizeof(uint64_t),
+					IBC_XPORT_ACCESS_LOCAL_WRITE, &m->land_mr);
+	if (rc == IBC_OK && (!peers || !m->wrs || !m->sges))
+		rc = IBC_ERR_NOMEM;
+	if (rc == IBC_OK)
+		rc = ibc_xport_rdesc_allgather(m->x, &m->ctr_mr->rdesc, peers);
+	if (rc == IBC_OK)
+		rc = ibc_xport_connect(m->x, NULL);
+	if (rc) {
+		ibc_error("barrier validate: setting up the remote counters: %s", ibc_status_str(rc));
+		free(peers);
+		remote_free(m);
+		return rc;
+	}
+	for (r = 0; r < boot->size; r++) {
+		if (r == boot->rank)
+			continue;
+		m->sges[n] = (struct ibc_xport_sge){
+			.addr = (uint64_t)(uintptr_t)m->land_mr->addr + (uint64_t)r * sizeof(uint64_t),
+			.len = sizeof(uint64_t), .lkey = m->land_mr->lkey };
+		m->wrs[n] = (struct ibc_xport_wr){
+			.wr_id = (uint64_t)r, .opcode = IBC_XPORT_OP_CMP_SWAP,
+			.flags = IBC_XPORT_WR_SIGNALED, .peer = r, .num_sge = 1, .sge = &m->sges[n],
+			.remote_addr = peers[r].addr, .rkey = peers[r].rkey,
+			.compare_add = UINT64_MAX, .swap = UINT64_MAX };
+		n++;
+	}
+	free(peers);
+	*out = m;
+	return IBC_OK;
+}
+
+int ibc_barrier_check_open(struct ibc_boot *boot, struct ibc_xport *x,
+			   enum ibc_barrier_check_mode mode, size_t max_iters,
+			   struct ibc_barrier_check **out)
+{
+	struct ibc_barrier_check *c;
+	void *map;
+	int rc;
+
+	*out = NULL;
+	if (mode == IBC_BARRIER_CHECK_AUTO)
+		mode = boot->num_nodes > 1 ? IBC_BARRIER_CHECK_REMOTE : IBC_BARRIER_CHECK_SHARED;
+	if (mode == IBC_BARRIER_CHECK_SHARED && boot->num_nodes > 1) {
+		ibc_error("barrier validate: ranks on %d hosts; the shared counter needs one host",
+			  boot->num_nodes);
 		return IBC_ERR_UNSUPPORTED;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return IBC_ERR_NOMEM;
 	c->boot = boot;
+	if (mode == IBC_BARRIER_CHECK_REMOTE)
+		max_iters = 0; /* no common clock: the counters are the check */
 	c->max_iters = max_iters;
 	c->times = calloc(2 + 2 * max_iters, sizeof(*c->times));
 	if (!c->times) {
 		rc = IBC_ERR_NOMEM;
 		goto err_free_c;
 	}
-	if (boot->rank == 0) {
-		snprintf(name, sizeof(name), "/ibc-bcheck-%d-%u", (int)getpid(), seq++);
-		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-		if (fd < 0 || ftruncate(fd, sizeof(struct shared_counter)) != 0) {
-			ibc_error("barrier validate: shared counter %s: %s", name, strerror(errno));
-			name[0] = '\0'; /* tells the others */
-			rc = IBC_ERR_SYS;
-		}
-		if (fd >= 0) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	rc2 = ibc_boot_bcast(boot, name, sizeof(name), 0);
-	if (rc2 || !name[0]) {
-		rc = rc2 ? rc2 : IBC_ERR_SYS;
-		goto err_unlink;
-	}
-	fd = shm_open(name, O_RDWR, 0600);
-	if (fd < 0) {
-		ibc_error("barrier validate: opening %s: %s", name, strerror(errno));
-		rc = IBC_ERR_SYS;
+	if (mode == IBC_BARRIER_CHECK_REMOTE) {
+		rc = remote_open(boot, x, &c->rem);
 	} else {
-		void *p = mmap(NULL, sizeof(struct shared_counter), PROT_READ | PROT_WRITE,
-			       MAP_SHARED, fd, 0);
-
-		close(fd);
-		if (p == MAP_FAILED) {
-			ibc_error("barrier validate: mapping %s: %s", name, strerror(errno));
-			rc = IBC_ERR_SYS;
-		} else {
-			c->ctr = p;
-		}
+		rc = ibc_boot_shm_map(boot, 0, "bcheck", sizeof(struct shared_counter), 1, &map);
+		c->ctr = map;
 	}
-	/* everyone has it mapped (or failed) before the name goes away */
-	rc2 = ibc_boot_barrier(boot);
-	if (!rc)
-		rc = rc2;
-err_unlink:
-	if (boot->rank == 0 && name[0])
-		shm_unlink(name);
 	if (rc)
-		goto err_unmap;
+		goto err_free_times;
 	*out = c;
 	return IBC_OK;
 
-err_unmap:
-	if (c->ctr)
-		munmap(c->ctr, sizeof(struct shared_counter));
+err_free_times:
 	free(c->times);
 err_free_c:
 	free(c);
@@ -118,17 +177,73 @@ err_free_c:
 
 void ibc_barrier_check_enter(struct ibc_barrier_check *c)
 {
+	if (c->rem) {
+		/* before this rank's first barrier message of barrier k */
+		atomic_store_explicit((_Atomic uint64_t *)c->rem->ctr_mr->addr, c->k + 1,
+				      memory_order_release);
+		return;
+	}
 	if (c->k < c->max_iters)
 		c->times[2 + c->k] = now_ns();
 	atomic_fetch_add(&c->ctr->entered, 1);
 }
 
+/* remote mode: read every peer's entry counter; one that has not reached
+ * k + 1 had not entered barrier k when this rank left it */
+static int remote_exit(struct ibc_barrier_check *c)
+{
+	struct remote_check *m = c->rem;
+	const uint64_t *got = m->land_mr->addr;
+	struct ibc_xport_wc wc;
+	int n = c->boot->size - 1, posted = 0, i, rc, late = -1;
+
+	rc = ibc_xport_post(m->x, m->wrs, n, &posted);
+	for (i = 0; i < posted; i++) {
+		int rc2 = ibc_xport_cq_wait(m->x, IBC_XPORT_CQ_SEND, REMOTE_TIMEOUT_NS, &wc);
+
+		if (rc2 == IBC_OK && wc.status != IBC_OK) {
+			ibc_error("barrier validate: reading rank %d's counter: %s", wc.peer,
+				  wc.reason ? wc.reason : ibc_status_str(wc.status));
+			rc2 = wc.status < 0 ? wc.status : IBC_ERR_REMOTE;
+		}
+		if (rc2) {
+			if (rc == IBC_OK)
+				rc = rc2;
+			if (rc2 == IBC_ERR_TIMEOUT)
+				break;
+		}
+	}
+	if (rc) {
+		ibc_error("barrier validate: rank %d: the counter reads after barrier %llu failed: %s",
+			  c->boot->rank, (unsigned long long)c->k, ibc_status_str(rc));
+		return rc;
+	}
+	for (i = 0; i < c->boot->size; i++)
+		if (i != c->boot->rank && got[i] < c->k + 1)
+			late = i;
+	if (late < 0)
+		return IBC_OK;
+	if (c->violations == 0)
+		ibc_error("barrier validate: rank %d left barrier %llu before rank %d entered it "
+			  "(its counter read %llu)", c->boot->rank, (unsigned long long)c->k, late,
+			  (unsigned long long)got[late]);
+	return IBC_ERR_VALIDATE;
+}
+
 int ibc_barrier_check_exit(struct ibc_barrier_check *c)
 {
-	uint64_t seen = atomic_load(&c->ctr->entered);
-	uint64_t want = (c->k + 1) * (uint64_t)c->boot->size;
+	uint64_t seen, want;
 	int rc = IBC_OK;
 
+	if (c->rem) {
+		rc = remote_exit(c);
+		if (rc)
+			c->violations++; /* a failed read cannot vouch for this barrier */
+		c->k++;
+		return rc;
+	}
+	seen = atomic_load(&c->ctr->entered);
+	want = (c->k + 1) * (uint64_t)c->boot->size;
 	if (c->k < c->max_iters)
 		c->times[2 + c->max_iters + c->k] = now_ns();
 	if (seen < want) {
@@ -218,7 +333,9 @@ int ibc_barrier_check_close(struct ibc_barrier_check *c, uint64_t *violations)
 		rc = IBC_ERR_VALIDATE;
 out_free:
 	free(all);
-	munmap(c->ctr, sizeof(struct shared_counter));
+	if (c->ctr)
+		munmap(c->ctr, sizeof(struct shared_counter));
+	remote_free(c->rem); /* collective (transport close), like this function */
 	free(c->times);
 	free(c);
 	return rc;

@@ -1,4 +1,5 @@
-/* ibc_boot_open: picks the bootstrap backend the environment asks for. */
+/* ibc_boot_open: picks the bootstrap backend the environment asks for;
+ * ibc_boot_agree: one status for all ranks. */
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -42,4 +43,25 @@ int ibc_boot_open(const char *name, int nprocs, struct ibc_boot **out)
 	}
 	ibc_error("boot: unknown bootstrap '%s' (single, fork, tcp, launcher, auto)", name);
 	return IBC_ERR_INVAL;
+}
+
+int ibc_boot_agree(struct ibc_boot *b, int mine, int *agreed)
+{
+	int *all, r, rc, worst = IBC_OK;
+
+	all = malloc(sizeof(int) * (size_t)b->size);
+	if (all == NULL)
+		return IBC_ERR_NOMEM;
+	rc = ibc_boot_allgather(b, &mine, all, sizeof(int));
+	if (rc == IBC_OK) {
+		for (r = 0; r < b->size; r++) {
+			if (all[r] == IBC_OK)
+				continue;
+			if (worst == IBC_OK || worst == IBC_ERR_UNSUPPORTED)
+				worst = all[r];
+		}
+		*agreed = worst;
+	}
+	free(all);
+	return rc;
 }

@@ -459,6 +459,7 @@ static int fork_close(struct ibc_boot *b)
 
 static const struct ibc_boot_ops fork_ops = {
 	.name = "fork",
+	.barrier_is_shm = 1,
 	.allgather = fork_allgather,
 	.gather = fork_gather,
 	.bcast = fork_bcast,

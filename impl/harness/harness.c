@@ -26,6 +26,7 @@
 #define WINDOW_RESYNC 16    /* window mode: timed iterations between common starts */
 #define WINDOW_SLEEP_US 100 /* window mode: shortest wait worth a nanosleep */
 #define WINDOW_SPIN_US 150  /* window mode: the end of a wait that is spun */
+#define IBC_HARNESS_SYNC_TIMEOUT_S 600.0 /* node sync: a rank this late is gone */
 
 struct ibc_harness {
 	struct ibc_boot *boot;
@@ -41,6 +42,7 @@ struct ibc_harness {
 	char run_id[96];
 	char launcher[64];
 	struct ibc_csv_writer *rows; /* rank 0 */
+	struct ibc_node_sync *nsync; /* the default sync on one node, else NULL */
 };
 
 /* ----------------------------------------------------------- columns ---- */
@@ -118,7 +120,20 @@ static void fmt_double(char *buf, size_t cap, double v)
 static int sync_default(struct ibc_harness *h, void *arg)
 {
 	(void)arg;
-	return ibc_boot_barrier(h->boot);
+	return h->nsync != NULL ? ibc_node_sync(h->nsync) : ibc_boot_barrier(h->boot);
+}
+
+/* The default sync: the node sync when every rank is on this node and the
+ * bootstrap's barrier is a network round trip (a shared-memory one such as
+ * fork's already lines them up, and fork's notices dead ranks). */
+static int sync_open(struct ibc_harness *h)
+{
+	struct ibc_boot *b = h->boot;
+
+	if (h->p->sync.fn != NULL || h->p->window_us > 0 || b->size < 2 || b->num_nodes != 1 ||
+	    b->ops->barrier_is_shm)
+		return IBC_OK;
+	return ibc_node_sync_open(b, h->wait, IBC_HARNESS_SYNC_TIMEOUT_S, &h->nsync);
 }
 
 static int sync_step(struct ibc_harness *h)
@@ -126,28 +141,6 @@ static int sync_step(struct ibc_harness *h)
 	const struct ibc_harness_sync *s = &h->p->sync;
 
 	return s->fn != NULL ? s->fn(h, s->arg) : sync_default(h, NULL);
-}
-
-/* every rank's int -> the "worst" (first non-OK; errors before unsupported) */
-static int status_agree(struct ibc_boot *b, int mine, int *agreed)
-{
-	int *all, r, rc, worst = IBC_OK;
-
-	all = malloc(sizeof(int) * (size_t)b->size);
-	if (all == NULL)
-		return IBC_ERR_NOMEM;
-	rc = ibc_boot_allgather(b, &mine, all, sizeof(int));
-	if (rc == IBC_OK) {
-		for (r = 0; r < b->size; r++) {
-			if (all[r] == IBC_OK)
-				continue;
-			if (worst == IBC_OK || worst == IBC_ERR_UNSUPPORTED)
-				worst = all[r];
-		}
-		*agreed = worst;
-	}
-	free(all);
-	return rc;
 }
 
 /* gathers n doubles of every rank to rank 0's all (size * n) */
@@ -506,7 +499,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 
 	for (k = 0; k < n; k++) {
 		rc = st[k].op->setup != NULL ? st[k].op->setup(h, &pt, st[k].op->arg) : IBC_OK;
-		if (status_agree(b, rc, &agreed) != IBC_OK)
+		if (ibc_boot_agree(b, rc, &agreed) != IBC_OK)
 			return run_fail(h, IBC_ERR_CLOSED, "setup status exchange failed");
 		if (agreed == IBC_ERR_UNSUPPORTED) {
 			if (rc == IBC_OK && st[k].op->teardown != NULL)
@@ -620,7 +613,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		if (p->validate && st[k].op->validate != NULL) {
 			int v = st[k].op->validate(h, st[k].op->arg);
 
-			if (status_agree(b, v, &agreed) != IBC_OK) {
+			if (ibc_boot_agree(b, v, &agreed) != IBC_OK) {
 				rc = IBC_ERR_CLOSED;
 				goto err_teardown;
 			}
@@ -800,11 +793,14 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 			rc = ibc_csv_writer_open(path, row_columns, NCOLS, p->append, &h.rows);
 		}
 	}
-	if (status_agree(boot, rc, &agreed) != IBC_OK || agreed != IBC_OK) {
+	if (ibc_boot_agree(boot, rc, &agreed) != IBC_OK || agreed != IBC_OK) {
 		rc = agreed != IBC_OK ? agreed : IBC_ERR_CLOSED;
 		goto err_free_state;
 	}
 
+	rc = sync_open(&h);
+	if (rc != IBC_OK)
+		goto err_close_rows;
 	rc = probe_call(&h, &h.probe_start_us);
 	if (rc != IBC_OK)
 		goto err_close_rows;
@@ -815,7 +811,8 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 			.pinned = h.pinned, .pin_asked = p->pin,
 			.sync = p->window_us > 0 ? "window (common start per iteration)"
 			        : p->sync.fn != NULL && p->sync.name != NULL ? p->sync.name
-			        : (p->sync.fn != NULL ? "custom" : "boot-barrier"),
+			        : p->sync.fn != NULL ? "custom"
+			        : h.nsync != NULL ? "node-shm-barrier" : "boot-barrier",
 			.probe_us = h.probe_start_us,
 		};
 
@@ -838,6 +835,7 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 	rc = validate_failed ? IBC_ERR_VALIDATE : IBC_OK;
 
 err_close_rows:
+	ibc_node_sync_close(h.nsync);
 	if (h.rows != NULL) {
 		rc2 = ibc_csv_writer_close(h.rows);
 		if (rc == IBC_OK)

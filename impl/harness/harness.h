@@ -16,8 +16,9 @@
  * and measured interleaved on the same processes, one iteration of each per
  * round, the order rotated every round (A B C, B C A, C A B, ...) so that no
  * variant always runs first or after the same neighbour.
- * Before every timed iteration the sync operation (default: the bootstrap's
- * barrier; it is never the operation under test) lines the ranks up.  Every
+ * Before every timed iteration the sync operation (default: the node sync
+ * below when all ranks share one node and the bootstrap is not fork, else
+ * the bootstrap's barrier; never the operation under test) lines them up.  Every
  * rank keeps every sample; after the point the samples are gathered on rank 0
  * where, per iteration, the slowest rank's time counts (or rank 0's alone for
  * IBC_HARNESS_TIME_ROOT ops) and the skew is max - min over ranks.  One row
@@ -122,7 +123,7 @@ struct ibc_harness_params {
 	int append;               /* 1 (default): append to an existing results.csv */
 	int print_rows;           /* 1 (default): a summary line per row on stdout (rank 0) */
 	int progress;             /* 1 (default): a progress line per point on stderr */
-	struct ibc_harness_sync sync;  /* default: the bootstrap barrier */
+	struct ibc_harness_sync sync;  /* default: node sync or the bootstrap barrier */
 	/* > 0: window mode (after ReproMPI) instead of a sync step: every rank
 	 * starts iteration k of every operation at the same instant of the node's
 	 * clock, one window apart, and its sample is its end time minus that
@@ -159,6 +160,20 @@ int ibc_harness_oversubscribed(const struct ibc_harness *h);
  * that time only part of what they do. */
 void ibc_harness_sample_set(struct ibc_harness *h, double us);
 
+
+/* -------------------------------------------------------- node sync ---- */
+/* A sense-reversing central barrier in shared memory for the ranks of one
+ * node (nodesync.c).  The harness's default sync step when every rank is on
+ * one node and the bootstrap's barrier is a network round trip (launcher,
+ * tcp, mpi): a round trip through a node agent releases the ranks tens of
+ * microseconds apart, and that skew would be measured as the operation's
+ * time.  Collective to open; waits follow w; a wait longer than timeout_s
+ * (> 0) returns IBC_ERR_TIMEOUT.  IBC_ERR_UNSUPPORTED over several nodes. */
+struct ibc_node_sync;
+int ibc_node_sync_open(struct ibc_boot *b, enum ibc_wait w, double timeout_s,
+		       struct ibc_node_sync **out);
+int ibc_node_sync(struct ibc_node_sync *s);
+void ibc_node_sync_close(struct ibc_node_sync *s);
 
 /* ------------------------------------------------------------ probe ---- */
 /* Cache-line ping-pong (probe.c): a MAP_SHARED line between two ranks of the

@@ -1,5 +1,5 @@
 /* The placement probe kernel: cache-line ping-pong between two processes of
- * one node through a MAP_SHARED line (shm_open, name passed by bcast).  One
+ * one node through a MAP_SHARED line (ibc_boot_shm_map).  One
  * 64-bit counter in the line: a writes odd values (ping), b answers with the
  * next even one (pong), so the line bounces between the two caches. */
 #include "harness/harness.h"
@@ -9,16 +9,12 @@
 #include "core/timer.h"
 #include "core/topo.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #define PROBE_MAP 4096
 #define PROBE_TIMEOUT_US 5e6
@@ -35,11 +31,9 @@ int ibc_probe_role(const struct ibc_probe *p) { return p->role; }
 
 int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe **out)
 {
-	static _Atomic unsigned counter;
 	struct ibc_probe *p;
-	char name[64] = { 0 };
-	int fd = -1, rc = IBC_OK, agreed = IBC_OK, mine;
-	void *map = MAP_FAILED;
+	void *map;
+	int rc;
 
 	*out = NULL;
 	if (rank_a == rank_b || rank_a < 0 || rank_b < 0 || rank_a >= b->size || rank_b >= b->size) {
@@ -48,88 +42,18 @@ int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe 
 	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
-		return IBC_ERR_NOMEM; /* peers would block in the bcast below: best effort */
+		return IBC_ERR_NOMEM; /* peers would block in the mapping below: best effort */
 	p->boot = b;
 	p->role = b->rank == rank_a ? 0 : b->rank == rank_b ? 1 : -1;
-	if (p->role == 0) {
-		snprintf(name, sizeof(name), "/ibchar-probe-%d-%u", (int)getpid(),
-			 atomic_fetch_add(&counter, 1));
-		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-		if (fd < 0 || ftruncate(fd, PROBE_MAP) != 0) {
-			ibc_error("probe: shm %s: %s", name, strerror(errno));
-			rc = IBC_ERR_SYS;
-			name[0] = '\0';
-		}
+	/* the line starts at 0 (a new segment is zero-filled) */
+	rc = ibc_boot_shm_map(b, rank_a, "probe", PROBE_MAP, p->role >= 0, &map);
+	if (rc != IBC_OK) {
+		free(p);
+		return rc;
 	}
-	if (ibc_boot_bcast(b, name, sizeof(name), rank_a) != IBC_OK) {
-		rc = IBC_ERR_CLOSED;
-		goto err_close_fd;
-	}
-	if (name[0] == '\0') {
-		rc = IBC_ERR_SYS;
-		goto err_close_fd;
-	}
-	if (p->role == 1) {
-		fd = shm_open(name, O_RDWR, 0600);
-		if (fd < 0) {
-			ibc_error("probe: shm_open %s: %s", name, strerror(errno));
-			rc = IBC_ERR_SYS;
-		}
-	}
-	if (fd >= 0) {
-		map = mmap(NULL, PROBE_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (map == MAP_FAILED) {
-			ibc_error("probe: mmap: %s", strerror(errno));
-			rc = IBC_ERR_SYS;
-		}
-	}
-	/* everyone agrees before a unlinks the name */
-	mine = rc;
-	{
-		int *all = malloc(sizeof(int) * (size_t)b->size), r;
-
-		if (all == NULL || ibc_boot_allgather(b, &mine, all, sizeof(int)) != IBC_OK) {
-			free(all);
-			rc = IBC_ERR_CLOSED;
-			goto err_unmap;
-		}
-		for (r = 0; r < b->size; r++)
-			if (all[r] != IBC_OK)
-				agreed = all[r];
-		free(all);
-	}
-	if (p->role == 0)
-		shm_unlink(name);
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
-	if (agreed != IBC_OK) {
-		rc = agreed;
-		goto err_unmap;
-	}
-	if (map != MAP_FAILED) {
-		p->line = map;
-		if (p->role == 0)
-			atomic_store(p->line, 0);
-	}
-	/* b must not read before a has zeroed the line */
-	rc = ibc_boot_barrier(b);
-	if (rc != IBC_OK)
-		goto err_unmap;
+	p->line = map;
 	*out = p;
 	return IBC_OK;
-
-err_unmap:
-	if (map != MAP_FAILED)
-		munmap(map, PROBE_MAP);
-err_close_fd:
-	if (fd >= 0) {
-		close(fd);
-		if (p->role == 0)
-			shm_unlink(name);
-	}
-	free(p);
-	return rc;
 }
 
 static int wait_value(struct ibc_probe *p, uint64_t want, int yield)

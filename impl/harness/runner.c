@@ -198,18 +198,21 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 {
 	const char *launcher = o->launcher != NULL ? o->launcher : s->launcher;
 	const char *mpi = o->mpi != NULL && strcmp(o->mpi, "none") != 0 ? o->mpi : NULL;
+	const char *build_mpi;
 	struct argv_buf a = { .n = 0 };
 	char bench[4200], mpirun[4200], prog[64], budget[32];
 	struct ibc_topo_info ti;
 	int rc;
 
+	if (strcmp(launcher, "mpirun") == 0 && mpi == NULL)
+		mpi = "openmpi";
+	/* the host-MPI build under mpirun or ibchar-launch, else the plain one */
+	build_mpi = strcmp(launcher, "mpirun") == 0 || strcmp(launcher, "tree") == 0 ? mpi : NULL;
+	if (!bench_path(o->bindir, s->bench, build_mpi, bench, sizeof(bench))) {
+		ibc_error("runner: %s: %s not built", s->name, bench);
+		return IBC_ERR_NOTFOUND;
+	}
 	if (strcmp(launcher, "mpirun") == 0) {
-		if (mpi == NULL)
-			mpi = "openmpi";
-		if (!bench_path(o->bindir, s->bench, mpi, bench, sizeof(bench))) {
-			ibc_error("runner: %s: %s not built", s->name, bench);
-			return IBC_ERR_NOTFOUND;
-		}
 		snprintf(prog, sizeof(prog), "mpirun.%s", mpi);
 		if (!ibc_harness_avail_program(prog, mpirun, sizeof(mpirun))) {
 			ibc_error("runner: %s not found on PATH", prog);
@@ -236,19 +239,10 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			ibc_error("runner: %s not built", mpirun);
 			return IBC_ERR_NOTFOUND;
 		}
-		if (!bench_path(o->bindir, s->bench, mpi, bench, sizeof(bench))) {
-			ibc_error("runner: %s: %s not built", s->name, bench);
-			return IBC_ERR_NOTFOUND;
-		}
 		arg_add(&a, mpirun);
 		arg_add(&a, "-n");
 		arg_addf(&a, n);
 		arg_add(&a, "--");
-	} else {
-		if (!bench_path(o->bindir, s->bench, NULL, bench, sizeof(bench))) {
-			ibc_error("runner: %s: %s not built", s->name, bench);
-			return IBC_ERR_NOTFOUND;
-		}
 	}
 	arg_add(&a, bench);
 	arg_add(&a, "--ranks");

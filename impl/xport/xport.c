@@ -14,8 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#define WAIT_CLOCK_EVERY 256   /* polls between clock reads when a timeout is set */
-#define WAIT_PROGRESS_EVERY 64 /* polls between progress calls in ibc_xport_wait_u64 */
 
 static const struct ibc_xport_ops *const backends[] = {
 	&ibc_xport_shm_ops,
@@ -310,47 +308,23 @@ int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ib
 	}
 }
 
-static int wait_loop(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
-		     enum ibc_wait s, int64_t timeout_ns, uint64_t *seen)
+static int wait_progress(void *arg)
 {
-	int64_t deadline = timeout_ns >= 0 ? now_ns() + timeout_ns : 0;
-	unsigned long polls = 0;
-	uint64_t v;
+	struct ibc_xport *x = arg;
 
-	for (;;) {
-		v = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
-		if (v >= target)
-			break;
-		ibc_wait_relax(s, &polls);
-		if (x != NULL && polls % WAIT_PROGRESS_EVERY == 0) {
-			int rc = x->ops->progress(x);
-			if (rc != IBC_OK) {
-				if (seen != NULL)
-					*seen = v;
-				return rc;
-			}
-		}
-		if (timeout_ns >= 0 && polls % WAIT_CLOCK_EVERY == 0 && now_ns() >= deadline) {
-			if (seen != NULL)
-				*seen = v;
-			return IBC_ERR_TIMEOUT;
-		}
-	}
-	if (seen != NULL)
-		*seen = v;
-	return IBC_OK;
+	return x->ops->progress(x);
 }
 
 int ibc_xport_wait_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
 		       int64_t timeout_ns, uint64_t *seen)
 {
-	return wait_loop(x, addr, target, x->wait, timeout_ns, seen);
+	return ibc_wait_u64(addr, target, x->wait, timeout_ns, wait_progress, x, seen);
 }
 
 int ibc_xport_wait_u64_raw(const uint64_t *addr, uint64_t target,
 			   enum ibc_wait s, int64_t timeout_ns, uint64_t *seen)
 {
-	return wait_loop(NULL, addr, target, s, timeout_ns, seen);
+	return ibc_wait_u64(addr, target, s, timeout_ns, NULL, NULL, seen);
 }
 
 int ibc_xport_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,

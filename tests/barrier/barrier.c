@@ -40,6 +40,7 @@ struct tcase {
 	double drop;        /* multicast drop probability */
 	double timeout_us;  /* RGM NAK timer, 0 = default */
 	int delay_every;    /* 1 in delay_every barriers starts with a random delay */
+	enum ibc_barrier_check_mode check; /* default AUTO (shared on one host) */
 };
 
 struct tresult {
@@ -97,7 +98,7 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct tresu
 	rc = ibc_barrier_create(x, tc->alg, &bp, &b);
 	if (rc)
 		goto out_close_xport;
-	rc = ibc_barrier_check_open(boot, (size_t)tc->iters, &chk);
+	rc = ibc_barrier_check_open(boot, x, tc->check, (size_t)tc->iters, &chk);
 	if (rc)
 		goto out_destroy;
 	res->seconds = now_s();
@@ -179,6 +180,8 @@ static void check_case(const struct tcase *tc, int want_retransmits)
 	total_ran += r.ran;
 	if (tc->drop > 0)
 		snprintf(extra, sizeof(extra), " drop %.0f%%", tc->drop * 100);
+	else if (tc->check == IBC_BARRIER_CHECK_REMOTE)
+		snprintf(extra, sizeof(extra), ", remote check");
 	if (!tap_ok(r.status == IBC_OK && r.violations == 0 && r.ran > 0 &&
 		    r.cnt.barriers == (uint64_t)r.ran,
 		    "%s N=%d fan-in %d%s: %ld of %ld barriers, nobody left early", tc->alg, tc->n,
@@ -228,7 +231,8 @@ static int mixed_body(struct ibc_boot *boot, long iters)
 		for (a = 0; a < na && rc == IBC_OK; a++) {
 			rc = ibc_barrier_create(x, ibc_barrier_alg_get(a)->name, NULL, &b[a]);
 			if (rc == IBC_OK)
-				rc = ibc_barrier_check_open(boot, (size_t)iters, &chk[a]);
+				rc = ibc_barrier_check_open(boot, x, IBC_BARRIER_CHECK_AUTO,
+							    (size_t)iters, &chk[a]);
 		}
 		for (k = 0; k < iters && rc == IBC_OK; k++)
 			for (a = 0; a < na && rc == IBC_OK; a++) {
@@ -391,25 +395,42 @@ static int do_create_unknown(void *arg)
 
 /* The check itself must catch a barrier that does not synchronise: with a
  * no-op "barrier" rank 0 enters 20 ms late, so the others leave first. */
-static int noop_body(struct ibc_boot *boot, uint64_t *violations)
-{
-	struct ibc_barrier_check *chk;
-	int rc, k;
+struct noop_arg {
+	pid_t parent;
+	enum ibc_barrier_check_mode mode;
+};
 
-	rc = ibc_barrier_check_open(boot, 4, &chk);
+static int noop_body(struct ibc_boot *boot, enum ibc_barrier_check_mode mode,
+		     uint64_t *violations)
+{
+	struct ibc_xport_params xp;
+	struct ibc_xport *x = NULL;
+	struct ibc_barrier_check *chk;
+	int rc, rc2, k;
+
+	ibc_xport_params_init(&xp);
+	xp.backend = backend;
+	xp.wait = IBC_WAIT_SPIN_YIELD;
+	rc = ibc_xport_open(boot, &xp, &x);
 	if (rc)
 		return rc;
-	for (k = 0; k < 4; k++) {
-		if (boot->rank == 0)
-			ibc_timer_spin_us(20000);
-		ibc_barrier_check_enter(chk);
-		(void)ibc_barrier_check_exit(chk);
+	rc = ibc_barrier_check_open(boot, x, mode, 4, &chk);
+	if (rc == IBC_OK) {
+		for (k = 0; k < 4; k++) {
+			if (boot->rank == 0)
+				ibc_timer_spin_us(20000);
+			ibc_barrier_check_enter(chk);
+			(void)ibc_barrier_check_exit(chk);
+		}
+		rc = ibc_barrier_check_close(chk, violations);
 	}
-	return ibc_barrier_check_close(chk, violations);
+	rc2 = ibc_xport_close(x);
+	return rc ? rc : rc2;
 }
 
 static int do_noop(void *arg)
 {
+	const struct noop_arg *na = arg;
 	struct ibc_boot *boot;
 	uint64_t v = 0;
 	int rc, rc2;
@@ -418,9 +439,9 @@ static int do_noop(void *arg)
 	rc = ibc_boot_fork_open(3, &boot);
 	if (rc)
 		return rc;
-	rc = noop_body(boot, &v);
+	rc = noop_body(boot, na->mode, &v);
 	rc2 = ibc_boot_close(boot); /* frees boot */
-	if (getpid() != *(pid_t *)arg)
+	if (getpid() != na->parent)
 		_exit(0);
 	if (rc2)
 		return rc2;
@@ -493,11 +514,16 @@ int main(void)
 	       "create of an unknown algorithm names the known ones");
 
 	{
-		pid_t me = getpid();
+		struct noop_arg na = { getpid(), IBC_BARRIER_CHECK_SHARED };
 
-		msg = stderr_of(do_noop, &me, &rc);
+		msg = stderr_of(do_noop, &na, &rc);
 		tap_ok(rc == IBC_OK && strstr(msg, "left"),
 		       "the validation catches a no-op barrier (rank 0 enters 20 ms late)");
+		diag_lines("  ", msg);
+		na.mode = IBC_BARRIER_CHECK_REMOTE;
+		msg = stderr_of(do_noop, &na, &rc);
+		tap_ok(rc == IBC_OK && strstr(msg, "before rank 0 entered it"),
+		       "... and so does the remote check (counters read after each exit)");
 		diag_lines("  ", msg);
 	}
 
@@ -507,7 +533,19 @@ int main(void)
 
 		for (i = 0; i < sizeof(ns) / sizeof(ns[0]) && ns[i] <= nmax; i++) {
 			long it = iters > 0 ? iters : 10000;
-			struct tcase tc = { alg, ns[i], it, 0, 0, 0, 16 };
+			struct tcase tc = { alg, ns[i], it, 0, 0, 0, 16, IBC_BARRIER_CHECK_AUTO };
+
+			check_case(&tc, 0);
+		}
+	}
+	/* ---------- the remote check (used across hosts), here on one host */
+	for (a = 0; a < ibc_barrier_alg_count(); a++) {
+		static const int rn[] = { 3, 5 };
+
+		for (i = 0; i < sizeof(rn) / sizeof(rn[0]) && rn[i] <= nmax; i++) {
+			struct tcase tc = { ibc_barrier_alg_get(a)->name, rn[i],
+					    iters > 0 ? iters : 2000, 0, 0, 0, 16,
+					    IBC_BARRIER_CHECK_REMOTE };
 
 			check_case(&tc, 0);
 		}
@@ -518,7 +556,8 @@ int main(void)
 
 	/* ------------------------------------------------ RGM fan-in sweep */
 	for (i = 0; i < sizeof(fanins) / sizeof(fanins[0]) && fanins[i] < nmax; i++) {
-		struct tcase tc = { "rgm", (int)nmax, iters > 0 ? iters : 10000, fanins[i], 0, 0, 16 };
+		struct tcase tc = { "rgm", (int)nmax, iters > 0 ? iters : 10000, fanins[i], 0, 0, 16,
+				   IBC_BARRIER_CHECK_AUTO };
 
 		check_case(&tc, 0);
 	}
@@ -528,9 +567,12 @@ int main(void)
 	} else {
 		long it = iters > 0 ? iters : 5000;
 		int n8 = nmax < 8 ? (int)nmax : 8;
-		struct tcase d5 = { "rgm", n8, it, n8 > 3 ? 3 : 1, 0.05, 100, 16 };
-		struct tcase d30 = { "rgm", n8, it, n8 > 7 ? 7 : 1, 0.30, 100, 16 };
-		struct tcase d30b = { "rgm", nmax < 5 ? (int)nmax : 5, it, 1, 0.30, 100, 16 };
+		struct tcase d5 = { "rgm", n8, it, n8 > 3 ? 3 : 1, 0.05, 100, 16,
+				      IBC_BARRIER_CHECK_AUTO };
+		struct tcase d30 = { "rgm", n8, it, n8 > 7 ? 7 : 1, 0.30, 100, 16,
+				      IBC_BARRIER_CHECK_AUTO };
+		struct tcase d30b = { "rgm", nmax < 5 ? (int)nmax : 5, it, 1, 0.30, 100, 16,
+				      IBC_BARRIER_CHECK_AUTO };
 
 		check_case(&d5, 1);
 		check_case(&d30, 1);

@@ -1,6 +1,8 @@
 #!/bin/sh
 # `ibchar run barrier`: every variant at N = 2 and 3 in one run, validated,
-# the variant x N summary on stdout; bad parameters exit 2 with a message.
+# the variant x N summary on stdout; under ibchar-launch (--launcher tree)
+# too, with the node sync as the harness's sync step; bad parameters exit 2
+# with a message.
 BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
 IBCHAR=$BUILD/bin/ibchar
 if [ ! -x "$IBCHAR" ] || [ ! -x "$BUILD/bin/ibchar-barrier" ]; then
@@ -11,7 +13,7 @@ n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d /tmp/ibc-brun-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..10"
+echo "1..13"
 
 timeout 50 "$IBCHAR" run barrier --ranks 2,3 --iters 200 --xport shm --out "$tmp/r" --validate \
 	>"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -43,3 +45,11 @@ grep -Eqi 'fan-?in.*(2\^k|2\^k ?- ?1|1, 3, 7)' "$tmp/e1"; ok $? "... with a mess
 
 "$IBCHAR" run barrier --ranks 2 --variants nosuch --iters 10 --out "$tmp/bad3" >/dev/null 2>"$tmp/e3"; rc=$?
 [ $rc -eq 2 ] && grep -q "unknown variant 'nosuch'" "$tmp/e3"; ok $? "an unknown variant exits 2 with a message (got $rc)"
+
+timeout 60 "$IBCHAR" run barrier --launcher tree --ranks 3 --iters 200 --xport shm --out "$tmp/t" --validate \
+	>/dev/null 2>"$tmp/et"; rc=$?
+ok $rc "ibchar run barrier --launcher tree --ranks 3 --validate exits 0"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/et" | tail -10
+c=$(awk -F, 'NR > 1 && $6 == "tree" && $9 == 3 && $15 + 0 > 0 && $NF ~ /valid=1/ { c++ } END { print c + 0 }' "$tmp/t/results.csv" 2>/dev/null)
+[ "$c" -eq "$(echo $variants | wc -w)" ]; ok $? "... a valid tree row for every variant ($c)"
+grep -qx 'sync,node-shm-barrier' "$tmp/t/meta.csv"; ok $? "... synchronised by the node sync, not a round trip through the node agent"

@@ -79,9 +79,9 @@ check_xport_twonode() {
 }
 
 # the barrier suite across the guests at N = 2 (rank 0 on node 1, rank 1 on
-# node 2, tcp bootstrap), every variant; rank 0 (node 1) checks that each
-# variant wrote a row.  No --validate: the check needs one host (a shared
-# counter and one clock; ibc_barrier_check_open refuses ranks on two nodes).
+# node 2, tcp bootstrap), every variant, --validate (across hosts: the remote
+# check, each rank reads the other's entry counter after every barrier);
+# rank 0 (node 1) checks that each variant wrote a validated row.
 CHECKS+=(barrier_n2)
 check_barrier_n2() {
 	local port=$((PORT_BASE + 21)) rank=0 out v rc=0
@@ -90,11 +90,11 @@ check_barrier_n2() {
 	IBC_BOOT=tcp IBC_BOOT_RANK=$rank IBC_BOOT_SIZE=2 IBC_BOOT_ROOT=10.0.0.1:$port \
 		IBC_BOOT_TIMEOUT=$CONNECT_WINDOW \
 		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/bin/ibchar-barrier" --xport verbs --ranks 2 \
-		--iters 300 --warmup 30 --budget 10 --out "$out" || rc=$?
+		--iters 300 --warmup 30 --budget 10 --validate --out "$out" || rc=$?
 	if [ "$rc" = 0 ] && [ "$rank" = 0 ]; then
 		for v in $("$IBC_BUILD/bin/ibchar-barrier" --list); do
-			grep -q ",barrier,$v," "$out/results.csv" 2>/dev/null && continue
-			echo "two-guest.sh: barrier_n2: no row for variant $v in $out/results.csv"
+			grep ",barrier,$v," "$out/results.csv" 2>/dev/null | grep -q 'valid=1' && continue
+			echo "two-guest.sh: barrier_n2: no validated row for variant $v in $out/results.csv"
 			rc=1
 		done
 	fi
