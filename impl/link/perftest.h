@@ -40,6 +40,8 @@ struct ibc_link_perftest_result {
 	long n, cap;
 	double mbps;         /* write-bw average */
 	char last_line[256]; /* the client's last non-empty line (for logs) */
+	int clock_bad;       /* perftest's cycle-counter calibration failed (a busy
+				host): its numbers are meaningless */
 };
 
 /* Collective over boot (ranks above 1 only take part in its barriers).
@@ -48,7 +50,8 @@ int ibc_link_perftest_run(struct ibc_boot *boot, const struct ibc_link_perftest_
 			  struct ibc_link_perftest_result *res);
 /* Parses a client's output: "#, usec" then "i, value" lines (lat -U), or for
  * bw the line after the "#bytes" header whose size is bytes (bytes iters peak
- * avg rate).  Appends to res; IBC_ERR_NOMEM only. */
+ * avg rate), and perftest's "Correlation coefficient" complaint about its
+ * clock calibration (-> clock_bad).  Appends to res; IBC_ERR_NOMEM only. */
 int ibc_link_perftest_parse(FILE *f, enum ibc_link_perftest_tool tool, size_t bytes,
 			    struct ibc_link_perftest_result *res);
 /* Forgets the results (keeps the sample storage). */

@@ -29,12 +29,17 @@ rows() { tail -n +2 "$CSV" 2>/dev/null | grep -c ",link,$1,$2,verbs,"; }
 n=$(rows '[a-z-]*' ibchar)
 [ "$n" -eq $((4 * nsizes)) ]
 tap_ok $? "impl=ibchar rows: 4 variants x $nsizes sizes (got $n)"
-n=$(rows write-lat perftest)
-[ "$n" -eq "$nsizes" ]
-tap_ok $? "impl=perftest write-lat rows, one per size (got $n)" "$OUT/stderr"
-n=$(rows write-bw perftest)
-[ "$n" -eq "$nsizes" ]
-tap_ok $? "impl=perftest write-bw rows, one per size (got $n)" "$OUT/stderr"
+# perftest calibrates its cycle counter against gettimeofday and gives up on a
+# busy host (a TCG guest on a shared machine), printing zeros; ibchar retries
+# and then skips the point with that reason.  Such a skip is perftest's, not
+# ours: it stands in for a row.  Any other missing row is a failure.
+busy() { grep -c "perftest $1 at [0-9]* bytes skipped after .*(busy host)" "$OUT/stderr"; }
+for v in write-lat write-bw; do
+	n=$(rows $v perftest)
+	b=$(busy $v)
+	[ $((n + b)) -eq "$nsizes" ]
+	tap_ok $? "impl=perftest $v rows, one per size (got $n, $b skipped: perftest's clock on a busy host)" "$OUT/stderr"
+done
 # the medians are positive numbers on every write row
 hdr=$(head -n 1 "$CSV" 2>/dev/null)
 col=$(echo "$hdr" | tr ',' '\n' | grep -nx p50_us | cut -d: -f1)
