@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TMO_NS (30LL * 1000 * 1000 * 1000)
@@ -131,6 +131,8 @@ static int pt_setup(struct ibc_link *L, int bw, const struct ibc_harness_point *
 			return IBC_ERR_CLOSED;
 		if (agreed == IBC_OK)
 			return IBC_OK;
+		if (agreed == IBC_ERR_NOTFOUND) /* not installed: no point in trying again */
+			return IBC_ERR_UNSUPPORTED;
 		if (L->rank == 0 && t == PT_TRIES)
 			ibc_warn("link: perftest %s at %zu bytes skipped after %d tries: %s "
 				 "(last line: '%s')", tool, L->bytes, t, why ? why : "a rank failed",

@@ -188,12 +188,14 @@ static int client_run(char *argv[], const struct ibc_link_perftest_args *a,
 		}
 		last[strcspn(last, "\n")] = '\0';
 		/* a missing tool (127) is an expected skip, anything else is news */
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 			ibc_info("link: %s not runnable: no perftest rows", tool);
-		else
+			rc = IBC_ERR_NOTFOUND;
+		} else {
 			ibc_warn("link: %s client failed (status %d, last words: '%s')", tool,
 				 status, last);
-		rc = IBC_ERR_UNSUPPORTED;
+			rc = IBC_ERR_UNSUPPORTED;
+		}
 	} else {
 		FILE *f = fdopen(fd, "r");
 		if (f == NULL) {

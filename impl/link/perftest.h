@@ -45,7 +45,8 @@ struct ibc_link_perftest_result {
 };
 
 /* Collective over boot (ranks above 1 only take part in its barriers).
- * Appends to res on rank 0; IBC_ERR_UNSUPPORTED when perftest did not run. */
+ * Appends to res on rank 0; IBC_ERR_NOTFOUND when the tool cannot be
+ * started (not installed), IBC_ERR_UNSUPPORTED when its client failed. */
 int ibc_link_perftest_run(struct ibc_boot *boot, const struct ibc_link_perftest_args *a,
 			  struct ibc_link_perftest_result *res);
 /* Parses a client's output: "#, usec" then "i, value" lines (lat -U), or for
