@@ -161,12 +161,13 @@ void ibc_barrier_list_print(FILE *out, int verbose);
  *    (CLOCK_MONOTONIC, one host) are checked after the run too: for every k
  *    the latest entry precedes the earliest exit.
  *  - remote (ranks on several hosts, no common clock): every rank keeps its
- *    own entry counter in registered memory and sets it to k + 1 before
- *    entering barrier k; after leaving it, it reads every peer's counter with
- *    an atomic compare-and-swap that never matches (an 8-byte atomic read) over
- *    an own instance of the transport, and each must be >= k + 1.  Sound
- *    because a peer's store precedes its barrier messages, which precede this
- *    rank's exit; one round of N - 1 reads per barrier, so for validation only.
+ *    own entry count modulo 256 in one byte of registered memory and sets it
+ *    to k + 1 before entering barrier k; after leaving it, it reads every
+ *    peer's byte with a 1-byte RDMA read (cannot tear, writes nothing) over an
+ *    own instance of the transport, and ibc_barrier_check_entry_ok judges it.
+ *    Sound because a peer's store precedes its barrier messages, which precede
+ *    this rank's exit; one round of N - 1 reads per barrier, so for validation
+ *    only.
  * AUTO picks shared on one host, remote on several (x required there). */
 enum ibc_barrier_check_mode {
 	IBC_BARRIER_CHECK_AUTO = 0,
@@ -182,6 +183,13 @@ int ibc_barrier_check_open(struct ibc_boot *boot, struct ibc_xport *x,
 			   enum ibc_barrier_check_mode mode, size_t max_iters,
 			   struct ibc_barrier_check **out);
 void ibc_barrier_check_enter(struct ibc_barrier_check *c);
+/* The remote check's verdict on a peer's entry count byte, read after this
+ * rank left barrier k: 1 when it is k + 1 or k + 2 modulo 256.  A correct
+ * barrier allows exactly those: the peer entered barrier k, and cannot have
+ * left barrier k + 1, which needs this rank.  Anything else is a violation,
+ * caught unless the peer is a multiple of 256 barriers off (an earlier
+ * barrier's check has failed by then). */
+int ibc_barrier_check_entry_ok(uint8_t got, uint64_t k);
 /* IBC_ERR_VALIDATE (logged once per check) when this rank left early. */
 int ibc_barrier_check_exit(struct ibc_barrier_check *c);
 /* Collective: gathers the counts and timestamps and checks them;

@@ -513,6 +513,21 @@ int main(void)
 	tap_ok(rc == IBC_ERR_NOTFOUND && strstr(msg, "known: rpe,rds,rgm,pe,ds"),
 	       "create of an unknown algorithm names the known ones");
 
+	/* the remote check's verdict on a peer's entry count byte after barrier k */
+	tap_ok(ibc_barrier_check_entry_ok(1, 0) && ibc_barrier_check_entry_ok(2, 0),
+	       "remote check: after barrier 0 a peer's count 1 (in it) or 2 (in the next) is fine");
+	tap_ok(!ibc_barrier_check_entry_ok(0, 0) && !ibc_barrier_check_entry_ok(3, 0) &&
+	       !ibc_barrier_check_entry_ok(255, 0),
+	       "... 0 (not entered), 3 (left the next one) and 255 are violations");
+	tap_ok(ibc_barrier_check_entry_ok(0, 255) && ibc_barrier_check_entry_ok(1, 255) &&
+	       ibc_barrier_check_entry_ok(255, 254) && ibc_barrier_check_entry_ok(0, 254) &&
+	       !ibc_barrier_check_entry_ok(255, 255) && !ibc_barrier_check_entry_ok(254, 254),
+	       "... and across the wrap of the byte (barriers 254, 255)");
+	tap_ok(ibc_barrier_check_entry_ok((uint8_t)1001, 1000) &&
+	       ibc_barrier_check_entry_ok((uint8_t)1002, 1000) &&
+	       !ibc_barrier_check_entry_ok((uint8_t)1000, 1000) &&
+	       !ibc_barrier_check_entry_ok((uint8_t)990, 1000),
+	       "... and at barrier 1000 (one and ten barriers behind are caught)");
 	{
 		struct noop_arg na = { getpid(), IBC_BARRIER_CHECK_SHARED };
 
@@ -522,7 +537,7 @@ int main(void)
 		diag_lines("  ", msg);
 		na.mode = IBC_BARRIER_CHECK_REMOTE;
 		msg = stderr_of(do_noop, &na, &rc);
-		tap_ok(rc == IBC_OK && strstr(msg, "before rank 0 entered it"),
+		tap_ok(rc == IBC_OK && strstr(msg, "'s entry count read"),
 		       "... and so does the remote check (counters read after each exit)");
 		diag_lines("  ", msg);
 	}
