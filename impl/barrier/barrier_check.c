@@ -6,13 +6,13 @@
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/timer.h"
 #include "xport/xport.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define REMOTE_TIMEOUT_NS (30LL * 1000000000LL) /* one round of counter reads */
 
@@ -42,14 +42,6 @@ struct ibc_barrier_check {
 	uint64_t violations; /* seen on this rank */
 	int64_t *times;      /* [2 + 2 * max_iters]: count, violations, entries, exits */
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void remote_free(struct remote_check *m)
 {
@@ -183,7 +175,7 @@ void ibc_barrier_check_enter(struct ibc_barrier_check *c)
 		return;
 	}
 	if (c->k < c->max_iters)
-		c->times[2 + c->k] = now_ns();
+		c->times[2 + c->k] = ibc_timer_mono_ns();
 	atomic_fetch_add(&c->ctr->entered, 1);
 }
 
@@ -251,7 +243,7 @@ int ibc_barrier_check_exit(struct ibc_barrier_check *c)
 	seen = atomic_load(&c->ctr->entered);
 	want = (c->k + 1) * (uint64_t)c->boot->size;
 	if (c->k < c->max_iters)
-		c->times[2 + c->max_iters + c->k] = now_ns();
+		c->times[2 + c->max_iters + c->k] = ibc_timer_mono_ns();
 	if (seen < want) {
 		if (c->violations == 0)
 			ibc_error("barrier validate: rank %d left barrier %llu when only %llu of %llu "

@@ -5,21 +5,13 @@
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/timer.h"
 
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int shared_attach(struct ibc_barrier *b);
-
-int64_t ibc_barrier_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 void ibc_barrier_waiter_init(struct ibc_barrier_waiter *w)
 {
@@ -34,7 +26,7 @@ int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
 	/* the clock is read rarely: every 64 polls once yielding, every 4096 spinning */
 	if ((w->polls & ((b->x->wait == IBC_WAIT_SPIN_YIELD &&
 			  w->polls > IBC_WAIT_SPIN_POLLS) ? 63 : 4095)) == 0) {
-		int64_t now = ibc_barrier_now_ns();
+		int64_t now = ibc_timer_mono_ns();
 
 		if (w->start_ns == 0)
 			w->start_ns = now;

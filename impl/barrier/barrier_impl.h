@@ -82,7 +82,6 @@ struct ibc_barrier_waiter {
 void ibc_barrier_waiter_init(struct ibc_barrier_waiter *w);
 int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
 			    const char *what, int peer);
-int64_t ibc_barrier_now_ns(void);
 
 /* RDMA words: allocates nwords words (zero), exchanges descriptors,
  * connects the peers in want (NULL = all).  Collective. */

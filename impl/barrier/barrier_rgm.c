@@ -42,6 +42,7 @@
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/timer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -345,7 +346,7 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 		if (g->released >= id)
 			break;
 		if ((w.polls & 15) == 0) {
-			int64_t now = ibc_barrier_now_ns();
+			int64_t now = ibc_timer_mono_ns();
 
 			if (next == 0) {
 				next = now + timeout_ns;

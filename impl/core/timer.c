@@ -196,6 +196,11 @@ uint64_t ibc_timer_ticks(void)
 	return clock_ns();
 }
 
+int64_t ibc_timer_mono_ns(void)
+{
+	return (int64_t)clock_ns();
+}
+
 double ibc_timer_ticks_to_us(uint64_t ticks)
 {
 	timer_ensure();

@@ -18,6 +18,9 @@ double ibc_timer_tsc_ghz(void);             /* calibrated TSC rate, 0 if unused 
 uint64_t ibc_timer_ticks(void);             /* raw ticks of the chosen source */
 double ibc_timer_ticks_to_us(uint64_t ticks);
 double ibc_timer_now_us(void);              /* microseconds, arbitrary epoch */
+/* CLOCK_MONOTONIC in nanoseconds, whatever the source: for deadlines and
+ * timeouts (cheap enough per poll batch; no calibration needed). */
+int64_t ibc_timer_mono_ns(void);
 /* Busy-waits for us microseconds (used to inject delays in tests). */
 void ibc_timer_spin_us(double us);
 

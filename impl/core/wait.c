@@ -1,12 +1,12 @@
 #include "core/wait.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/timer.h"
 #include "core/topo.h"
 
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define WAIT_CLOCK_EVERY 256   /* polls between clock reads when a timeout is set */
 #define WAIT_PROGRESS_EVERY 64 /* polls between progress calls */
@@ -58,18 +58,10 @@ void ibc_wait_relax(enum ibc_wait w, unsigned long *polls)
 #endif
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t timeout_ns,
 		 int (*progress)(void *arg), void *arg, uint64_t *seen)
 {
-	int64_t deadline = timeout_ns >= 0 ? now_ns() + timeout_ns : 0;
+	int64_t deadline = timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : 0;
 	unsigned long polls = 0;
 	uint64_t v;
 	int rc = IBC_OK;
@@ -84,7 +76,7 @@ int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t
 			if (rc != IBC_OK)
 				break;
 		}
-		if (timeout_ns >= 0 && polls % WAIT_CLOCK_EVERY == 0 && now_ns() >= deadline) {
+		if (timeout_ns >= 0 && polls % WAIT_CLOCK_EVERY == 0 && ibc_timer_mono_ns() >= deadline) {
 			rc = IBC_ERR_TIMEOUT;
 			break;
 		}

@@ -6,13 +6,13 @@
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/timer.h"
 
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 
 static const struct ibc_xport_ops *const backends[] = {
@@ -284,16 +284,9 @@ int ibc_xport_progress(struct ibc_xport *x)
 	return x->ops->progress(x);
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ibc_xport_wc *wc)
 {
-	int64_t deadline = timeout_ns >= 0 ? now_ns() + timeout_ns : 0;
+	int64_t deadline = timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : 0;
 	unsigned long polls = 0;
 
 	for (;;) {
@@ -303,7 +296,7 @@ int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ib
 		if (n == 1)
 			return IBC_OK;
 		ibc_wait_relax(x->wait, &polls);
-		if (timeout_ns >= 0 && polls % 16 == 0 && now_ns() >= deadline)
+		if (timeout_ns >= 0 && polls % 16 == 0 && ibc_timer_mono_ns() >= deadline)
 			return IBC_ERR_TIMEOUT;
 	}
 }
@@ -414,12 +407,12 @@ int ibc_xport_pingpong(struct ibc_xport *x, int a, int b, long rounds, double *o
 	*word = 0;
 	rc = ibc_boot_barrier(x->boot);
 	for (long i = 1; rc == IBC_OK && role >= 0 && i <= rounds; i++) {
-		int64_t t0 = now_ns();
+		int64_t t0 = ibc_timer_mono_ns();
 		if (role == 0) {
 			rc = pp_send(x, b, mr, src, &rd[b], (uint64_t)i);
 			if (rc == IBC_OK)
 				rc = ibc_xport_wait_u64(x, word, (uint64_t)i, 10LL * 1000000000, NULL);
-			rtt[i - 1] = (double)(now_ns() - t0) / 1000.0;
+			rtt[i - 1] = (double)(ibc_timer_mono_ns() - t0) / 1000.0;
 		} else {
 			rc = ibc_xport_wait_u64(x, word, (uint64_t)i, 10LL * 1000000000, NULL);
 			if (rc == IBC_OK)
