@@ -58,6 +58,10 @@ int ibc_boot_launcher_open(struct ibc_boot **out);
  * two Soft-RoCE guests.  Environment: IBC_BOOT=tcp, IBC_BOOT_RANK,
  * IBC_BOOT_SIZE, IBC_BOOT_ROOT=host:port (rank 0 listens there). */
 int ibc_boot_tcp_open(struct ibc_boot **out);
+/* Collective: every rank's status mine -> *agreed, the same on every rank:
+ * IBC_OK when all are, else a failure (errors win over IBC_ERR_UNSUPPORTED).
+ * Returns the allgather's status (IBC_ERR_NOMEM before it, best effort). */
+int ibc_boot_agree(struct ibc_boot *b, int mine, int *agreed);
 /* One shared mapping for ranks of one node (boot_shm.c), collective over all
  * ranks of b: rank owner creates a zero-filled POSIX shm segment of len bytes
  * named after tag, the name goes out by bcast, every rank with map != 0 maps
@@ -65,10 +69,6 @@ int ibc_boot_tcp_open(struct ibc_boot **out);
  * and the owner unlinks the name at once, so nothing is left in /dev/shm even
  * if a rank dies later.  *out = the mapping (NULL where map == 0); release it
  * with munmap(*out, len).  The status is the same on every rank. */
-/* Collective: every rank's status mine -> *agreed, the same on every rank:
- * IBC_OK when all are, else a failure (errors win over IBC_ERR_UNSUPPORTED).
- * Returns the allgather's status (IBC_ERR_NOMEM before it, best effort). */
-int ibc_boot_agree(struct ibc_boot *b, int mine, int *agreed);
 int ibc_boot_shm_map(struct ibc_boot *b, int owner, const char *tag, size_t len, int map,
 		     void **out);
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static const struct ibc_xport_ops *const backends[] = {
 	&ibc_xport_shm_ops,
 	&ibc_xport_verbs_ops,
@@ -301,23 +300,15 @@ int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ib
 	}
 }
 
-static int wait_progress(void *arg)
+static int wait_progress(void *x)
 {
-	struct ibc_xport *x = arg;
-
-	return x->ops->progress(x);
+	return ibc_xport_progress(x);
 }
 
 int ibc_xport_wait_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
 		       int64_t timeout_ns, uint64_t *seen)
 {
 	return ibc_wait_u64(addr, target, x->wait, timeout_ns, wait_progress, x, seen);
-}
-
-int ibc_xport_wait_u64_raw(const uint64_t *addr, uint64_t target,
-			   enum ibc_wait s, int64_t timeout_ns, uint64_t *seen)
-{
-	return ibc_wait_u64(addr, target, s, timeout_ns, NULL, NULL, seen);
 }
 
 int ibc_xport_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,

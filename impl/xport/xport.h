@@ -311,9 +311,7 @@ int ibc_xport_mcast_leave(struct ibc_xport *x, struct ibc_xport_mcast *g);
  * else IBC_ERR_TIMEOUT.  *seen (may be NULL) = the last value read. */
 int ibc_xport_wait_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
 		       int64_t timeout_ns, uint64_t *seen);
-/* The same without an instance (no progress calls). */
-int ibc_xport_wait_u64_raw(const uint64_t *addr, uint64_t target,
-			   enum ibc_wait s, int64_t timeout_ns, uint64_t *seen);
+/* Without an instance: ibc_wait_u64 (core/wait.h). */
 
 /* ------------------------------------------------------------ probe ----- */
 

@@ -1231,8 +1231,8 @@ static void test_wait(struct world *w)
 	rc = ibc_xport_wait_u64(w->x, word, 6, 2000000, &seen);
 	check(rc == IBC_ERR_TIMEOUT && seen == 5, "wait_u64 times out on an unreached target "
 	      "(%s, saw %llu)", ibc_status_str(rc), (unsigned long long)seen);
-	rc = ibc_xport_wait_u64_raw(word, 5, IBC_WAIT_SPIN, 0, &seen);
-	check(rc == IBC_OK && seen == 5, "wait_u64_raw returns at once when the value is reached");
+	rc = ibc_xport_wait_u64(w->x, word, 5, 0, &seen);
+	check(rc == IBC_OK && seen == 5, "wait_u64 returns at once when the value is reached");
 }
 
 static void test_xrc(void)
