@@ -175,9 +175,14 @@ def yerr_ci(rows, ykey="p50_us"):
     return [lo, hi]
 
 
+# every series drawn, for the figure's data file (see save)
+_DRAWN = []
+
+
 def draw_series(ax, label, xs, ys, oversub, color, marker, yerr=None, linestyle="-"):
     """A line with error bars; markers filled for normal points and hollow
-    for oversubscribed ones."""
+    for oversubscribed ones.  The points also go to the figure's data file."""
+    _DRAWN.append((ax, label, list(xs), list(ys)))
     ax.errorbar(xs, ys, yerr=yerr, color=color, linestyle=linestyle, linewidth=1.4,
                 capsize=3, elinewidth=0.9, marker=marker, markersize=6.5,
                 markeredgewidth=1.3, label=label)
@@ -263,9 +268,30 @@ def message(ax, text):
             fontsize=10, wrap=True, bbox=dict(boxstyle="round", fc="#fff3cd", ec="#c9a227"))
 
 
+def save_data(fig, d, name):
+    """Writes name.data.csv: every point drawn by draw_series on fig's axes as
+    panel (the axes' title, first line), series (the legend label), x, y -
+    the numbers behind the figure, so they can be checked against
+    results.csv or quoted."""
+    p = os.path.join(d, "%s.data.csv" % name)
+    with open(p, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["panel", "series", "x", "y"])
+        for ax, label, xs, ys in _DRAWN:
+            if ax.figure is not fig:
+                continue
+            panel = ax.get_title().split("\n")[0]
+            for x, y in zip(xs, ys):
+                w.writerow([panel, label, x, repr(float(y))])
+    _DRAWN[:] = [e for e in _DRAWN if e[0].figure is not fig]
+    return p
+
+
 def save(fig, d, name):
-    """Writes name.png and name.pdf into d and prints their paths on stdout."""
+    """Writes name.png, name.pdf and name.data.csv (save_data) into d and
+    prints the paths of the figures on stdout."""
     fig.tight_layout()
+    save_data(fig, d, name)
     out = []
     for ext in ("png", "pdf"):
         p = os.path.join(d, "%s.%s" % (name, ext))

@@ -1,6 +1,8 @@
 #!/bin/sh
 # `ibchar plot` and the barrier figure scripts on a synthetic results
-# directory: the six barrier files appear and are non-empty, the factor figure
+# directory: the six barrier files appear and are non-empty, the factor the
+# figure plots (its .data.csv) is the CSV's factor_vs_mpi_pe / _ds for every
+# RPE/RDS/RGM row, the latency figure plots the CSV's p50, the factor figure
 # copes without MPI rows, bad directories exit 2, a failing script fails the
 # command.  Skips without python3 + matplotlib.
 BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
@@ -25,7 +27,7 @@ n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 tmp=$(mktemp -d /tmp/ibc-plots-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..17"
+echo "1..20"
 
 HDR=run_id,suite,variant,impl,xport,launcher,nodes,ppn,ranks,bytes,fanin,iters,warmup,min_us,p50_us,mean_us,p99_us,max_us,stdev_us,ci_lo_us,ci_hi_us,skew_us,wait,oversub,probe_us,extra
 
@@ -45,6 +47,12 @@ synth() {
 			lo=$(awk -v p="$p50" 'BEGIN { printf "%.4f", p * 0.95 }')
 			hi=$(awk -v p="$p50" 'BEGIN { printf "%.4f", p * 1.07 }')
 			extra="rank_mean_us=$p50"
+			# the factors of the run itself (the MPI variants' p50 here:
+			# 2.4 N and 2.5 N), deliberately not what the plot would compute
+			# from another pair of rows
+			if [ "$2" = 1 ] && [ "$impl" = ibchar ]; then
+				extra="$extra;$(awk -v n=$N -v p="$p50" 'BEGIN { printf "factor_vs_mpi_pe=%.6f;factor_vs_mpi_ds=%.6f", 2.4 * n / p, 2.5 * n / p }')"
+			fi
 			[ -n "$f" ] && extra="$extra;fanin=$f;naks=0"
 			echo "SYNTH1,barrier,$name,$impl,shm,fork,1,$N,$N,0,$f,1000,100,$lo,$p50,$p50,$hi,$hi,0.1,$lo,$hi,0.05,$w,$o,0.08,$extra"
 		done
@@ -62,6 +70,45 @@ done
 [ "$(grep -c "$tmp/a/barrier_.*\.\(png\|pdf\)" "$tmp/out")" -eq 6 ]; ok $? "the six written paths are printed on stdout"
 head -c 8 "$tmp/a/barrier_latency.png" | od -An -c | grep -q 'P   N   G'; ok $? "barrier_latency.png is a PNG"
 head -c 5 "$tmp/a/barrier_factor.pdf" | grep -q '%PDF'; ok $? "barrier_factor.pdf is a PDF"
+
+# the plotted factors are the CSV's: every (panel, series, N) point of
+# barrier_factor.data.csv against the factor_vs_* of the matching row
+"$PY" - "$tmp/a" >"$tmp/cmp" 2>&1 <<'EOF'
+import csv, sys
+d = sys.argv[1]
+want = {}
+for r in csv.DictReader(open(d + "/results.csv")):
+    if r["variant"] not in ("rpe", "rds", "rgm"):
+        continue
+    ex = dict(kv.split("=", 1) for kv in r["extra"].split(";") if "=" in kv)
+    label = r["variant"] + (" l=%s" % r["fanin"] if r["fanin"] else "")
+    for panel, key in (("MPI-PE", "factor_vs_mpi_pe"), ("MPI-DS", "factor_vs_mpi_ds")):
+        want[(panel, label, r["ranks"])] = float(ex[key])
+got = {}
+for r in csv.DictReader(open(d + "/barrier_factor.data.csv")):
+    panel = "MPI-PE" if "MPI-PE" in r["panel"] else "MPI-DS" if "MPI-DS" in r["panel"] else r["panel"]
+    got[(panel, r["series"], r["x"])] = float(r["y"])
+bad = [(k, want[k], got.get(k)) for k in want
+       if got.get(k) is None or abs(got[k] - want[k]) > 1e-9 * want[k]]
+print("compared %d points, %d differ %s" % (len(want), len(bad), bad[:3]))
+sys.exit(1 if bad or not want else 0)
+EOF
+ok $? "barrier_factor plots the CSV's factor_vs_mpi_pe/_ds at every point ($(cat "$tmp/cmp"))"
+"$PY" - "$tmp/a" >"$tmp/cmp" 2>&1 <<'EOF'
+import csv, sys
+d = sys.argv[1]
+rows = {}
+for r in csv.DictReader(open(d + "/results.csv")):
+    label = r["variant"] + (" l=%s" % r["fanin"] if r["fanin"] else "")
+    label += "" if r["impl"] == "ibchar" else " (%s)" % r["impl"]
+    rows[(label, r["ranks"])] = float(r["p50_us"])
+pts = list(csv.DictReader(open(d + "/barrier_latency.data.csv")))
+bad = [p for p in pts if abs(float(p["y"]) - rows[(p["series"], p["x"])]) > 1e-9]
+print("%d points, %d differ" % (len(pts), len(bad)))
+sys.exit(1 if bad or len(pts) != len(rows) else 0)
+EOF
+ok $? "barrier_latency plots the CSV's p50 for every row ($(cat "$tmp/cmp"))"
+[ -s "$tmp/a/barrier_fanin.data.csv" ]; ok $? "every figure writes its .data.csv"
 
 synth "$tmp/b" 0
 "$PY" "$PLOTS/barrier_factor.py" "$tmp/b" >/dev/null 2>"$tmp/err"; rc=$?
