@@ -1,6 +1,6 @@
 /* ibchar-barrier-<mpi>: the barrier suite bootstrapped by the host MPI, so
  * ibchar's algorithms over shm/verbs and the MPI's own barriers run
- * interleaved on the same processes in one harness run (issue 5):
+ * interleaved on the same processes in one harness run:
  *
  *   mpi     MPI_Barrier
  *   mpi-pe  pairwise exchange (MPICH's recursive doubling, with the extra
@@ -11,10 +11,14 @@
  * Partners come from impl/pattern; rows of these variants have
  * impl=<mpi> (openmpi, mpich); every row gets factor_vs_mpi, factor_vs_mpi_pe
  * and factor_vs_mpi_ds.  The MPI library version goes to meta.csv. */
-#include "driver.h"
+#include "barrier/barrier_suite.h"
+#include "boot/boot.h"
+#include "core/log.h"
+#include "core/status.h"
 #include "pattern/pattern.h"
 
 #include <mpi.h>
+#include <stdio.h>
 
 #ifndef IBC_MPI_NAME
 #define IBC_MPI_NAME "mpi"
@@ -30,7 +34,6 @@ struct mpi_bar {
 };
 
 static struct mpi_bar mbars[3];
-static const char *const mpi_variants[] = { "mpi", "mpi-pe", "mpi-ds", NULL };
 
 static int mpi_err(const char *what, int err)
 {
@@ -92,37 +95,42 @@ static int mpi_barrier_run(void *ctx)
 	return IBC_ERR_INVAL;
 }
 
-static int mpi_extra_build(struct ibc_xport *x, struct bar_op *bops,
-			   struct ibc_harness_op *ops, size_t *n, size_t cap)
+static int boot_open(int *argc, char ***argv, struct ibc_boot **out)
 {
-	static const enum mpi_kind kinds[] = { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
-	size_t k;
+	int rc = ibc_boot_mpi_open(argc, argv, out), k;
 
-	for (k = 0; k < 3 && *n < cap; k++) {
-		if (!ibc_harness_cli_wants(&bar_cli, mpi_variants[k]))
-			continue;
-		mbars[k] = (struct mpi_bar){ .kind = kinds[k], .rank = x->rank, .size = x->size };
-		bops[*n] = (struct bar_op){ .alg = mpi_variants[k], .x = x,
-					    .barrier_fn = mpi_barrier_run, .ctx = &mbars[k],
-					    .validate = bar_cli.validate };
-		ops[*n] = bar_harness_op(mpi_variants[k], IBC_MPI_NAME, 0, &bops[*n]);
-		(*n)++;
+	for (k = 0; rc == IBC_OK && k < 3; k++) {
+		mbars[k].rank = (*out)->rank;
+		mbars[k].size = (*out)->size;
 	}
-	return IBC_OK;
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct ibc_barrier_suite_fn fns[3] = {
+		{ mpi_barrier_run, &mbars[0] }, { mpi_barrier_run, &mbars[1] },
+		{ mpi_barrier_run, &mbars[2] },
+	};
 	static char version[256];
-	struct bar_driver d = {
-		.prog = "ibchar-barrier-" IBC_MPI_NAME,
-		.boot_open = ibc_boot_mpi_open,
-		.extra_build = mpi_extra_build,
-		.extra_names = mpi_variants,
+	struct ibc_suite_variant vars[3];
+	struct ibc_suite_ext ext = {
+		.prog_suffix = "-" IBC_MPI_NAME,
+		.boot_open = boot_open,
+		.variants = vars,
+		.nvariants = 3,
 		.mpi_version = version,
 	};
 
+	mbars[0].kind = MPI_KIND_BARRIER;
+	mbars[1].kind = MPI_KIND_PE;
+	mbars[2].kind = MPI_KIND_DS;
+	vars[0] = ibc_barrier_suite_fn_variant("mpi", IBC_MPI_NAME, "MPI_Barrier", &fns[0]);
+	vars[1] = ibc_barrier_suite_fn_variant("mpi-pe", IBC_MPI_NAME,
+					       "pairwise exchange over MPI_Sendrecv (0 bytes)", &fns[1]);
+	vars[2] = ibc_barrier_suite_fn_variant("mpi-ds", IBC_MPI_NAME,
+					       "dissemination over MPI_Sendrecv (0 bytes)", &fns[2]);
 	/* MPI_Get_library_version may be called before MPI_Init */
 	ibc_harness_mpi_version(version, sizeof(version));
-	return bar_driver_main(&d, argc, argv);
+	return ibc_suite_main(&ibc_barrier_suite, &ext, argc, argv);
 }

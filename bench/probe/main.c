@@ -1,129 +1,94 @@
-/* ibchar-probe: the placement probe suite.  Two ranks (fork bootstrap)
- * ping-pong one cache line; probe-cross pins them to different PUs,
- * probe-same to one PU (each waiter yields, so this is the context-switch
- * path).  Both variants run interleaved through the harness; one-way
- * latency = round trip / 2. */
-#include "core/log.h"
-#include "core/opt.h"
+/* ibchar-probe: the placement probe suite.  Two ranks ping-pong one cache
+ * line; probe-cross pins them to different PUs, probe-same to one PU (each
+ * waiter yields, so this is the context-switch path).  Both variants run
+ * interleaved through the suite driver; one-way latency = round trip / 2.
+ * Iterations start at a barrier: probe-same puts both ranks on one PU, where
+ * a common start cannot be kept. */
 #include "core/status.h"
 #include "core/topo.h"
 #include "harness/harness.h"
+#include "suite/suite.h"
 
-#include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 
-struct probe_op {
-	struct ibc_probe *probe;
-	int same;      /* 1: both ranks on PU 0 */
-	int yield;
-};
-
-static int op_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg)
+static int p_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long fanin,
+		    char *why, size_t cap)
 {
-	struct probe_op *po = arg;
 	struct ibc_topo_info ti;
 
-	(void)pt;
-	if (!po->same && (ibc_topo_query(&ti) != IBC_OK || ti.allowed_pus < 2)) {
-		ibc_info("probe-cross needs two PUs");
+	(void)c;
+	(void)fanin;
+	if (v->arg == NULL && (ibc_topo_query(&ti) != IBC_OK || ti.allowed_pus < 2)) {
+		snprintf(why, cap, "probe-cross needs two PUs");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	po->yield = po->same ? 1 : (ibc_harness_wait_get(h) == IBC_WAIT_SPIN ? 0 : 100);
-	return ibc_probe_open(ibc_harness_boot(h), 0, 1, &po->probe);
+	return IBC_OK;
 }
 
-static int op_prepare(struct ibc_harness *h, void *arg)
+static int p_setup(struct ibc_suite_op *o)
 {
-	struct probe_op *po = arg;
-	int rc = ibc_topo_pin(po->same ? 0 : ibc_harness_boot(h)->rank);
+	return ibc_probe_open(o->ctx->boot, 0, 1, (struct ibc_probe **)&o->inst);
+}
+
+static int p_prepare(struct ibc_suite_op *o)
+{
+	int rc = ibc_topo_pin(o->v->arg != NULL ? 0 : o->ctx->boot->rank);
 
 	return rc == IBC_ERR_UNSUPPORTED ? IBC_OK : rc;
 }
 
-static int op_run(struct ibc_harness *h, void *arg)
+static int p_run(struct ibc_suite_op *o)
 {
-	struct probe_op *po = arg;
+	int same = o->v->arg != NULL;
 
-	(void)h;
-	return ibc_probe_round(po->probe, po->yield);
+	return ibc_probe_round(o->inst, same ? 1 : ibc_harness_wait_get(o->h) == IBC_WAIT_SPIN ? 0 : 100);
 }
 
-static int op_teardown(struct ibc_harness *h, void *arg)
+static int p_teardown(struct ibc_suite_op *o)
 {
-	struct probe_op *po = arg;
-
-	(void)h;
-	ibc_probe_close(po->probe);
-	po->probe = NULL;
+	ibc_probe_close(o->inst);
+	o->inst = NULL;
 	return IBC_OK;
 }
 
-static struct ibc_harness_cli cli = IBC_HARNESS_CLI_INIT;
-static int list_only;
+static void p_params(struct ibc_suite_ctx *c, struct ibc_harness_params *p)
+{
+	(void)c;
+	p->xport = "shm";
+	p->device = "cache line (MAP_SHARED)";
+	p->pin = 0; /* the variants pin themselves */
+	p->pinning = "probe-cross: rank r on PU r; probe-same: both ranks on PU 0 (re-pinned each iteration)";
+	p->probe = NULL; /* the suite is the probe */
+	p->sync_mode = IBC_HARNESS_SYNC_BARRIER;
+}
 
-static const struct ibc_opt opts[] = {
-	IBC_HARNESS_CLI_OPTS(cli),
-	{ .name = "list", .type = IBC_OPT_FLAG, .dest = &list_only, .help = "print the variants, one per line, and exit" },
-	IBC_OPT_END
+static const struct ibc_suite_variant variants[] = {
+	{ .name = "probe-cross", .desc = "cache-line ping-pong between ranks pinned to PUs 0 and 1",
+	  .flags = IBC_SUITE_V_NO_B2B, .timing = IBC_HARNESS_TIME_ROOT, .scale = 0.5,
+	  .usable = p_usable, .setup = p_setup, .prepare = p_prepare, .run = p_run,
+	  .teardown = p_teardown },
+	{ .name = "probe-same", .desc = "the same with both ranks on PU 0 (a context switch each way)",
+	  .flags = IBC_SUITE_V_NO_B2B, .timing = IBC_HARNESS_TIME_ROOT, .scale = 0.5, .arg = "same",
+	  .usable = p_usable, .setup = p_setup, .prepare = p_prepare, .run = p_run,
+	  .teardown = p_teardown },
 };
 
-static const struct ibc_opt_spec spec = {
+static const struct ibc_suite_def probe_suite = {
+	.name = "probe",
 	.prog = "ibchar-probe",
-	.synopsis = "[OPTIONS]",
 	.summary = "Placement probe: one-way cache-line ping-pong latency between two processes "
 		   "pinned to different PUs (probe-cross) and to the same PU (probe-same), "
 		   "measured interleaved; rows go to DIR/results.csv.",
-	.opts = opts,
+	.kind = IBC_HARNESS_LATENCY,
+	.min_ranks = 2,
+	.max_ranks = 2,
+	.default_ranks = 2,
+	.variants = variants,
+	.nvariants = sizeof(variants) / sizeof(variants[0]),
+	.params = p_params,
 };
 
 int main(int argc, char **argv)
 {
-	static struct probe_op cross = { .same = 0 }, same = { .same = 1 };
-	struct ibc_harness_op ops[2], all[2] = {
-		{ .variant = "probe-cross", .timing = IBC_HARNESS_TIME_ROOT, .scale = 0.5,
-		  .arg = &cross, .setup = op_setup, .prepare = op_prepare, .run = op_run,
-		  .teardown = op_teardown },
-		{ .variant = "probe-same", .timing = IBC_HARNESS_TIME_ROOT, .scale = 0.5,
-		  .arg = &same, .setup = op_setup, .prepare = op_prepare, .run = op_run,
-		  .teardown = op_teardown },
-	};
-	struct ibc_harness_params p;
-	struct ibc_boot *boot;
-	size_t i, n = 0;
-	int rc, rc_close;
-
-	ibc_log_init("ibchar-probe");
-	rc = ibc_opt_parse_all(&spec, argc, argv);
-	if (rc != IBC_OK)
-		return rc == IBC_OPT_HELP_SHOWN ? 0 : ibc_status_exit_code(rc);
-	if (list_only) {
-		for (i = 0; i < 2; i++)
-			printf("%s\n", all[i].variant);
-		return 0;
-	}
-	for (i = 0; i < 2; i++)
-		if (ibc_harness_cli_wants(&cli, all[i].variant))
-			ops[n++] = all[i];
-	if (n == 0 || ibc_harness_cli_nranks(&cli, 2) != 2) {
-		fprintf(stderr, "ibchar-probe: needs --ranks 2 and a variant of probe-cross, probe-same\n");
-		return 2;
-	}
-	ibc_harness_params_init(&p);
-	p.suite = "probe";
-	p.kind = IBC_HARNESS_LATENCY;
-	p.xport = "shm";
-	p.device = "cache line (MAP_SHARED)";
-	p.pin = 0;        /* the variants pin themselves */
-	p.pinning = "probe-cross: rank r on PU r; probe-same: both ranks on PU 0 (re-pinned each iteration)";
-	p.probe = NULL;   /* the suite is the probe */
-	ibc_harness_params_argv(&p, argc, argv);
-	rc = ibc_harness_cli_apply(&cli, &p);
-	if (rc != IBC_OK)
-		return ibc_status_exit_code(rc);
-	rc = ibc_harness_cli_boot(&cli, 2, &boot);
-	if (rc != IBC_OK)
-		return ibc_status_exit_code(rc);
-	rc = ibc_harness_run(boot, &p, ops, n);
-	rc_close = ibc_boot_close(boot);
-	return ibc_status_exit_code(rc != IBC_OK ? rc : rc_close);
+	return ibc_suite_main(&probe_suite, NULL, argc, argv);
 }

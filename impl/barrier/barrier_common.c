@@ -28,6 +28,8 @@ int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
 			  w->polls > IBC_WAIT_SPIN_POLLS) ? 63 : 4095)) == 0) {
 		int64_t now = ibc_timer_mono_ns();
 
+		if (ibc_wait_aborted())
+			return IBC_ERR_INTERRUPTED; /* another rank failed: the job ends */
 		if (w->start_ns == 0)
 			w->start_ns = now;
 		else if (now - w->start_ns > b->deadline_ns) {

@@ -15,9 +15,6 @@ struct ibc_boot;
 
 struct ibc_boot_ops {
 	const char *name;
-	/* 1: barrier is a shared-memory barrier among one node's ranks (fork),
-	 * cheap and tight enough to line ranks up for a measurement */
-	int barrier_is_shm;
 	/* recv holds size * len bytes, rank r's block at r * len */
 	int (*allgather)(struct ibc_boot *b, const void *send, void *recv, size_t len);
 	/* recv (only at root) holds size * len bytes */

@@ -8,12 +8,15 @@
  * Waits spin FORK_SPIN polls then sched_yield (ranks may outnumber cores).
  * Rank 0 watches its children with waitpid(WNOHANG) while it waits; a child
  * that dies sets the region's abort flag, and every waiter returns
- * IBC_ERR_CLOSED instead of hanging.  Children die with rank 0
- * (PR_SET_PDEATHSIG). */
+ * IBC_ERR_CLOSED instead of hanging; the flag is also the process's job
+ * abort flag (core/wait.h), so transport and algorithm waits end too.
+ * Children die with rank 0 (PR_SET_PDEATHSIG); rank 0 learns of a child's
+ * death through SIGCHLD (see on_sigchld). */
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "core/timer.h"
+#include "core/wait.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -372,8 +375,57 @@ static void fork_abort(struct ibc_boot *b, int code, const char *why)
 				kill(f->children[r].pid, SIGTERM);
 }
 
+/* Rank 0 learns of a child that died (a crash, a kill, a failing exit) at
+ * once, through SIGCHLD: the handler looks without reaping (WNOWAIT) and sets
+ * the abort flag, so every wait of rank 0 ends, wherever it waits (the
+ * harness's node sync, a transport, an algorithm), not only in this
+ * bootstrap's own waits.  A child that exits 0 does so only at close. */
+static struct fork_boot *sigchld_boot;
+static struct sigaction sigchld_old;
+
+static void on_sigchld(int sig)
+{
+	struct fork_boot *f = sigchld_boot;
+	int saved = errno, r;
+
+	(void)sig;
+	for (r = 1; f != NULL && r < f->boot.size; r++) {
+		siginfo_t si;
+
+		if (f->children[r].reaped)
+			continue;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)f->children[r].pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == f->children[r].pid &&
+		    (si.si_code != CLD_EXITED || si.si_status != 0))
+			abort_set(f, IBC_ERR_CLOSED, r);
+	}
+	errno = saved;
+}
+
+static void sigchld_watch(struct fork_boot *f)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	sigchld_boot = f;
+	if (sigaction(SIGCHLD, &sa, &sigchld_old) != 0) {
+		sigchld_boot = NULL;
+		ibc_warn("boot fork: sigaction(SIGCHLD): %s; a dead rank is noticed in the "
+			 "bootstrap's waits only", strerror(errno));
+	}
+}
+
 static void fork_free(struct fork_boot *f)
 {
+	if (sigchld_boot == f) {
+		sigaction(SIGCHLD, &sigchld_old, NULL);
+		sigchld_boot = NULL;
+	}
+	ibc_wait_abort_watch(NULL);
 	munmap(f->reg, f->reg_len);
 	free(f->children);
 	free(f);
@@ -459,7 +511,6 @@ static int fork_close(struct ibc_boot *b)
 
 static const struct ibc_boot_ops fork_ops = {
 	.name = "fork",
-	.barrier_is_shm = 1,
 	.allgather = fork_allgather,
 	.gather = fork_gather,
 	.bcast = fork_bcast,
@@ -505,6 +556,9 @@ int ibc_boot_fork_open(int nprocs, struct ibc_boot **out)
 	f->slots = (unsigned char *)f->reg + hdr;
 	f->kv = (struct kv_entry *)(f->slots + (size_t)nprocs * FORK_SLOT);
 	f->reg->nprocs = nprocs;
+	/* every wait loop of this process ends when the job aborts (_Atomic int
+	 * has int's size and alignment here) */
+	ibc_wait_abort_watch((const int *)(const void *)&f->reg->aborted);
 	f->boot.ops = &fork_ops;
 	f->boot.size = nprocs;
 	f->boot.local_size = nprocs;
@@ -546,12 +600,15 @@ int ibc_boot_fork_open(int nprocs, struct ibc_boot **out)
 	}
 	f->boot.rank = 0;
 	f->boot.local_rank = 0;
-	if (nprocs > 1)
+	if (nprocs > 1) {
 		ibc_log_tag_set("rank 0");
+		sigchld_watch(f);
+	}
 	*out = &f->boot;
 	return IBC_OK;
 
 err_unmap:
+	ibc_wait_abort_watch(NULL);
 	munmap(f->reg, f->reg_len);
 err_free_children:
 	free(f->children);

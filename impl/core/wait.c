@@ -11,6 +11,18 @@
 #define WAIT_CLOCK_EVERY 256   /* polls between clock reads when a timeout is set */
 #define WAIT_PROGRESS_EVERY 64 /* polls between progress calls */
 
+static const int *abort_flag;
+
+void ibc_wait_abort_watch(const int *flag)
+{
+	abort_flag = flag;
+}
+
+int ibc_wait_aborted(void)
+{
+	return abort_flag != NULL && __atomic_load_n(abort_flag, __ATOMIC_RELAXED) != 0;
+}
+
 const char *ibc_wait_name(enum ibc_wait w)
 {
 	return w == IBC_WAIT_SPIN_YIELD ? "spin-yield" : "spin";
@@ -76,12 +88,35 @@ int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t
 			if (rc != IBC_OK)
 				break;
 		}
-		if (timeout_ns >= 0 && polls % WAIT_CLOCK_EVERY == 0 && ibc_timer_mono_ns() >= deadline) {
-			rc = IBC_ERR_TIMEOUT;
-			break;
+		if (polls % WAIT_CLOCK_EVERY == 0) {
+			if (ibc_wait_aborted()) {
+				rc = IBC_ERR_INTERRUPTED;
+				break;
+			}
+			if (timeout_ns >= 0 && ibc_timer_mono_ns() >= deadline) {
+				rc = IBC_ERR_TIMEOUT;
+				break;
+			}
 		}
 	}
 	if (seen != NULL)
 		*seen = v;
 	return rc;
+}
+
+int ibc_wait_u8_eq(const volatile uint8_t *addr, uint8_t want, enum ibc_wait w, int64_t timeout_ns)
+{
+	int64_t deadline = timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : 0;
+	unsigned long polls = 0;
+
+	while (__atomic_load_n(addr, __ATOMIC_ACQUIRE) != want) {
+		ibc_wait_relax(w, &polls);
+		if (polls % WAIT_CLOCK_EVERY == 0) {
+			if (ibc_wait_aborted())
+				return IBC_ERR_INTERRUPTED;
+			if (timeout_ns >= 0 && ibc_timer_mono_ns() >= deadline)
+				return IBC_ERR_TIMEOUT;
+		}
+	}
+	return IBC_OK;
 }

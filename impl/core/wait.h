@@ -23,13 +23,31 @@ enum ibc_wait ibc_wait_decide(int local_ranks);
 /* One unsuccessful poll of a wait loop; *polls counts from 0 per wait. */
 void ibc_wait_relax(enum ibc_wait w, unsigned long *polls);
 
+/* The job's abort flag, when the bootstrap has one in shared memory (fork:
+ * its region's word, set by any rank that aborts or by rank 0 when a child
+ * dies).  Every wait loop of ibchar checks it now and then (ibc_wait_u64,
+ * the transports' completion waits, the barrier waits, the harness's
+ * window waits) and returns IBC_ERR_INTERRUPTED once it is set, so a failure
+ * on one rank ends the other ranks' waits at once, not at their deadlines.
+ * NULL = none (bootstraps whose job ends by signals: launcher, MPI). */
+void ibc_wait_abort_watch(const int *flag);
+/* 1 once the watched flag is set. */
+int ibc_wait_aborted(void);
+
 /* Waits until the 64-bit word at addr (written by other processes or a NIC)
  * is >= target (unsigned), loading with acquire, relaxing with w.
  * timeout_ns < 0: forever, else IBC_ERR_TIMEOUT after it.  progress (may be
- * NULL) is called every few polls with arg; its non-OK status ends the wait.
+ * NULL) is called every few polls with arg; its non-OK status ends the wait;
+ * IBC_ERR_INTERRUPTED once the job's abort flag is set.
  * *seen (may be NULL) = the last value read.  The one such loop of ibchar:
  * the transports' ibc_xport_wait_u64 and the harness's node sync use it. */
 int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t timeout_ns,
 		 int (*progress)(void *arg), void *arg, uint64_t *seen);
+
+/* Waits until the byte at addr (written by a peer or a NIC) equals want:
+ * for kernels that poll the last byte of a payload, as perftest does (a
+ * transport does not promise the last byte lands last; see xport.h).
+ * Same strategy, timeout and abort handling as ibc_wait_u64. */
+int ibc_wait_u8_eq(const volatile uint8_t *addr, uint8_t want, enum ibc_wait w, int64_t timeout_ns);
 
 #endif

@@ -1,7 +1,8 @@
-/* The measurement engine (DESIGN.md "Measurement", issue 2 item 5).
+/* The measurement engine (DESIGN.md "Measurement").
  *
- * A bench driver describes what it measures as operations and hands them to
- * ibc_harness_run() with a bootstrap and parameters:
+ * A bench driver (usually the suite driver, impl/suite) describes what it
+ * measures as operations and hands them to ibc_harness_run() with a
+ * bootstrap and parameters:
  *
  *   struct ibc_harness_op ops[] = {
  *       { .variant = "rds", .setup = rds_setup, .run = rds_run, .arg = &st },
@@ -16,15 +17,37 @@
  * and measured interleaved on the same processes, one iteration of each per
  * round, the order rotated every round (A B C, B C A, C A B, ...) so that no
  * variant always runs first or after the same neighbour.
- * Before every timed iteration the sync operation (default: the node sync
- * below when all ranks share one node and the bootstrap is not fork, else
- * the bootstrap's barrier; never the operation under test) lines them up.  Every
- * rank keeps every sample; after the point the samples are gathered on rank 0
- * where, per iteration, the slowest rank's time counts (or rank 0's alone for
- * IBC_HARNESS_TIME_ROOT ops) and the skew is max - min over ranks.  One row
- * per (point, operation) goes to <out>/results.csv (appended, flushed row by
+ *
+ * How an iteration starts (p.sync_mode, recorded in meta.csv as sync):
+ *  - window (the default wherever the global clock is good and the ranks
+ *    fit the PUs): a global clock is built and checked first (gclock.h);
+ *    every rank starts iteration i at the same global instant t0 + i W,
+ *    sleeping then spinning until then; its sample is its exit minus that
+ *    common start, so the row's time (the slowest rank's) holds no release
+ *    skew of a sync step.  A rank that finds itself past the start after
+ *    its wait (more than the tolerance late_tol_us) marks the iteration
+ *    late: it leaves the statistics on every rank and is counted
+ *    (late_iters).  W starts at twice the operations' time in the warm-up
+ *    plus the clock's error and adapts block by block (doubles when
+ *    iterations start late, shrinks slowly while none do); blocks are
+ *    re-anchored by a sync step so a late block does not make the next one
+ *    late.  Oversubscribed ranks cannot all be on a PU at one instant, so
+ *    there the default is barrier;
+ *  - barrier: before every timed iteration the ranks line up at a sync step
+ *    that is not the operation under test (one node: a shared-memory
+ *    barrier, several: the bootstrap's barrier) and each times itself from
+ *    its own exit of it, so the sync's release skew is in the sample;
+ *    kept for comparison.
+ * Either way every rank keeps every sample; after the point the samples are
+ * gathered on rank 0 where, per iteration, the slowest rank's time counts
+ * (or rank 0's alone for IBC_HARNESS_TIME_ROOT ops) and the skew is
+ * max - min over ranks (in window mode: of the exit times).  One row per
+ * (point, operation) goes to <out>/results.csv (appended, flushed row by
  * row) with DESIGN.md's columns; provenance goes to <out>/meta.csv once per
  * run.  Every call is collective over the bootstrap's ranks.
+ *
+ * Failures: an error of any callback ends the run on every rank at once
+ * (the bootstrap's abort; no collective teardown after it).
  *
  * A driver's bootstrap: ibc_harness_cli_boot() (fork / launcher / tcp), or
  * ibc_boot_mpi_open() in the *-<mpi> binaries, which also fill
@@ -40,6 +63,8 @@
 #include "core/wait.h"
 
 struct ibc_harness;
+struct ibc_gclock;
+struct ibc_xport;
 
 
 enum ibc_harness_kind {
@@ -67,6 +92,10 @@ struct ibc_harness_op {
 	long fanin;           /* the row's fanin column; <= 0 = empty */
 	enum ibc_harness_timing timing;
 	double scale;         /* sample = measured time * scale (0 = 1; 0.5 for RTT/2) */
+	/* 1: the samples repeat one figure (e.g. another tool's average): the
+	 * row keeps it as p50 and mean, leaves the spread columns (min, p99,
+	 * max, stdev, CI, skew) empty, says n=1 in extra and iters=1 */
+	int one_figure;
 	void *arg;
 	/* Before the point's warm-up, on every rank.  IBC_ERR_UNSUPPORTED on any
 	 * rank skips the operation at this point (no row); other errors end the run. */
@@ -82,16 +111,27 @@ struct ibc_harness_op {
 	 * every rank after the timed iterations (reduce across ranks inside if
 	 * needed); rank 0's text goes into the row. */
 	int (*extra)(struct ibc_harness *h, void *arg, char *buf, size_t cap);
-	/* After the point, on every rank; optional. */
+	/* After the point, on every rank; optional (not called after a failure:
+	 * the job is being aborted). */
 	int (*teardown)(struct ibc_harness *h, void *arg);
+	/* Just before the first and just after the last timed iteration of the
+	 * point, on every rank, local (no communication); optional.  For
+	 * counters that must cover the timed iterations only. */
+	int (*timed_begin)(struct ibc_harness *h, void *arg);
+	int (*timed_end)(struct ibc_harness *h, void *arg);
+	/* Called now and then while the harness waits (sync step, window); for
+	 * work a peer may need from this rank between iterations (e.g. RGM's
+	 * root answering a NAK); optional; an error ends the run. */
+	int (*progress)(struct ibc_harness *h, void *arg);
 };
 
-/* The synchronisation step before each timed iteration. */
-struct ibc_harness_sync {
-	const char *name;               /* recorded in meta.csv */
-	int (*fn)(struct ibc_harness *h, void *arg);
-	void *arg;
+enum ibc_harness_sync_mode {
+	IBC_HARNESS_SYNC_AUTO = 0,   /* window where the clock is good and not oversubscribed */
+	IBC_HARNESS_SYNC_WINDOW = 1, /* window, or an error when the clock check fails */
+	IBC_HARNESS_SYNC_BARRIER = 2
 };
+/* "auto", "window", "barrier" -> the mode; IBC_ERR_INVAL otherwise. */
+int ibc_harness_sync_parse(const char *name, enum ibc_harness_sync_mode *out);
 
 /* The placement probe: one-way latency in microseconds between two
  * processes of this node (rank 0 and the next local rank); called at the
@@ -123,20 +163,20 @@ struct ibc_harness_params {
 	int append;               /* 1 (default): append to an existing results.csv */
 	int print_rows;           /* 1 (default): a summary line per row on stdout (rank 0) */
 	int progress;             /* 1 (default): a progress line per point on stderr */
-	struct ibc_harness_sync sync;  /* default: node sync or the bootstrap barrier */
-	/* > 0: window mode (after ReproMPI) instead of a sync step: every rank
-	 * starts iteration k of every operation at the same instant of the node's
-	 * clock, one window apart, and its sample is its end time minus that
-	 * common start (waits sleep, then spin the last 150 us).  An iteration
-	 * that any rank starts late is left out of the statistics and counted
-	 * (extra late_iters=N; late=N counts late starts over all ranks); a new
-	 * common start is agreed every 16 iterations.  One node only (no
-	 * clock-offset estimate yet). */
+	enum ibc_harness_sync_mode sync_mode; /* default AUTO (see above) */
+	/* window mode: > 0 fixes W (microseconds) instead of adapting it */
 	double window_us;
+	/* window mode: a start later than this is late; <= 0: a quarter of the
+	 * warm-up's operation time, within [0.2, 2] us */
+	double late_tol_us;
+	/* carries the global clock's ping-pongs across nodes when set (else the
+	 * bootstrap); the suite driver passes its transport */
+	struct ibc_xport *clock_xport;
 	ibc_harness_probe_fn probe;    /* default: ibc_harness_probe_default */
 	void *probe_arg;
 	/* Rows whose point also measured one of these variants get
-	 * factor_vs_<variant>=<its p50 / this p50> in extra ('-' -> '_'). */
+	 * factor_vs_<variant>=<its p50 / this p50> in extra ('-' -> '_'); a
+	 * reference "variant/impl" matches that impl only (factor_vs_<variant>_<impl>). */
 	const char *factor_refs[IBC_HARNESS_MAX_REFS];
 	size_t nfactor_refs;
 };
@@ -159,20 +199,30 @@ int ibc_harness_oversubscribed(const struct ibc_harness *h);
 /* Inside run(): replaces this iteration's measured time (us), for operations
  * that time only part of what they do. */
 void ibc_harness_sample_set(struct ibc_harness *h, double us);
+/* Inside run(): the operation ended now; what run() does after this (e.g.
+ * a correctness check) is not timed. */
+void ibc_harness_sample_end(struct ibc_harness *h);
+/* The barrier-mode sync step (collective; serves the operations' progress
+ * while it waits), for callbacks that need the ranks lined up, e.g. before
+ * a back-to-back loop. */
+int ibc_harness_sync(struct ibc_harness *h);
+/* The run's global clock (valid after the run started). */
+const struct ibc_gclock *ibc_harness_gclock(const struct ibc_harness *h);
 
 
 /* -------------------------------------------------------- node sync ---- */
-/* A sense-reversing central barrier in shared memory for the ranks of one
- * node (nodesync.c).  The harness's default sync step when every rank is on
- * one node and the bootstrap's barrier is a network round trip (launcher,
- * tcp, mpi): a round trip through a node agent releases the ranks tens of
- * microseconds apart, and that skew would be measured as the operation's
- * time.  Collective to open; waits follow w; a wait longer than timeout_s
- * (> 0) returns IBC_ERR_TIMEOUT.  IBC_ERR_UNSUPPORTED over several nodes. */
+/* A central barrier in shared memory for the ranks of one node
+ * (nodesync.c).  The harness's sync step whenever every rank is on one node:
+ * a round trip through a node agent (launcher, tcp, mpi) releases the ranks
+ * tens of microseconds apart, and a bootstrap barrier cannot serve the
+ * operations' progress while it waits.  Collective to open; waits follow w
+ * and call progress(arg) (may be NULL) now and then; a wait longer than
+ * timeout_s (> 0) returns IBC_ERR_TIMEOUT.  IBC_ERR_UNSUPPORTED over several
+ * nodes. */
 struct ibc_node_sync;
 int ibc_node_sync_open(struct ibc_boot *b, enum ibc_wait w, double timeout_s,
 		       struct ibc_node_sync **out);
-int ibc_node_sync(struct ibc_node_sync *s);
+int ibc_node_sync(struct ibc_node_sync *s, int (*progress)(void *arg), void *arg);
 void ibc_node_sync_close(struct ibc_node_sync *s);
 
 /* ------------------------------------------------------------ probe ---- */
@@ -215,9 +265,10 @@ struct ibc_harness_cli {
 	double budget;                   /* --budget seconds per point */
 	int validate;                    /* --validate */
 	int quiet;                       /* --quiet: no row lines on stdout */
+	const char *sync;                /* --sync auto|window|barrier */
 };
 
-#define IBC_HARNESS_CLI_INIT { .xport = "auto", .launcher = "auto", .mpi = "none", \
+#define IBC_HARNESS_CLI_INIT { .xport = "auto", .launcher = "auto", .mpi = "none", .sync = "auto", \
 	.out = "results/latest", .iters = 0, .warmup = -1, .budget = 10.0 }
 
 #define IBC_HARNESS_CLI_OPTS(c) \
@@ -234,7 +285,8 @@ struct ibc_harness_cli {
 	{ .name = "warmup", .short_name = 'w', .type = IBC_OPT_INT, .dest = &(c).warmup, .metavar = "N", .help = "warm-up iterations (-1: OSU default)", .min = -1, .max = 1e9 }, \
 	{ .name = "budget", .short_name = 'b', .type = IBC_OPT_DOUBLE, .dest = &(c).budget, .metavar = "S", .help = "time budget per point in seconds (0: none)", .min = 0, .max = 1e6 }, \
 	{ .name = "validate", .short_name = 0, .type = IBC_OPT_FLAG, .dest = &(c).validate, .metavar = NULL, .help = "check correctness after every point" }, \
-	{ .name = "quiet", .short_name = 'q', .type = IBC_OPT_FLAG, .dest = &(c).quiet, .metavar = NULL, .help = "no result lines on stdout" }
+	{ .name = "quiet", .short_name = 'q', .type = IBC_OPT_FLAG, .dest = &(c).quiet, .metavar = NULL, .help = "no result lines on stdout" }, \
+	{ .name = "sync", .short_name = 0, .type = IBC_OPT_STRING, .dest = &(c).sync, .metavar = "MODE", .help = "how iterations start: window (common start on a global clock), barrier (a sync step before each), or auto (window where the clock is good and ranks fit the PUs)" }
 
 /* Copies the CLI values into p (sizes, iterations, budget, out, ...). */
 int ibc_harness_cli_apply(const struct ibc_harness_cli *c, struct ibc_harness_params *p);

@@ -1,5 +1,6 @@
 /* meta.csv: the provenance of a run, collected once on rank 0. */
 #include "harness/meta.h"
+#include "harness/gclock.h"
 #include "core/csv.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -193,6 +194,19 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 	if (ibc_timer_tsc_ghz() > 0)
 		meta_add(m, "tsc_ghz", "%.4f", ibc_timer_tsc_ghz());
 	meta_add(m, "sync", "%s", in->sync);
+	meta_add(m, "sync_why", "%s", in->sync_why != NULL ? in->sync_why : "");
+	meta_add(m, "clocksource", "%s", ibc_gclock_clocksource());
+	if (in->clock != NULL) {
+		const struct ibc_gclock *c = in->clock;
+
+		meta_add(m, "clock_method", "%s", c->method);
+		meta_add(m, "clock_check", "%s", c->ok ? "ok" : c->why);
+		meta_add(m, "clock_err_us", "%.4f", c->err_us);
+		meta_add(m, "clock_rtt_us", "%.4f", c->rtt_us);
+		meta_add(m, "clock_fit_resid_us", "%.4f", c->resid_us);
+	} else {
+		meta_add(m, "clock_method", "%s", "none (barrier sync)");
+	}
 	meta_add(m, "compiler", "%s", __VERSION__);
 	if (in->probe_us >= 0)
 		meta_add(m, "probe_start_us", "%.4f", in->probe_us);

@@ -8,6 +8,8 @@ struct ibc_harness_meta_in {
 	const struct ibc_harness_params *p;
 	struct ibc_boot *boot;
 	const char *run_id, *launcher, *wait, *sync;
+	const char *sync_why;          /* why this sync (e.g. the clock check failed) */
+	const struct ibc_gclock *clock; /* NULL: no global clock was built */
 	int oversub, pinned, pin_asked;
 	double probe_us;
 };

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #define CL 64
+#define NODE_SYNC_SPIN_NS 20000 /* pure spin this long, then spin-yield */
 
 struct node_sync_shared {
 	_Alignas(CL) _Atomic unsigned count;
@@ -57,7 +58,7 @@ int ibc_node_sync_open(struct ibc_boot *b, enum ibc_wait w, double timeout_s,
 	return IBC_OK;
 }
 
-int ibc_node_sync(struct ibc_node_sync *s)
+int ibc_node_sync(struct ibc_node_sync *s, int (*progress)(void *arg), void *arg)
 {
 	int rc;
 
@@ -67,7 +68,16 @@ int ibc_node_sync(struct ibc_node_sync *s)
 		__atomic_store_n(&s->sh->epoch, s->epoch, __ATOMIC_RELEASE);
 		return IBC_OK;
 	}
-	rc = ibc_wait_u64(&s->sh->epoch, s->epoch, s->wait, s->timeout_ns, NULL, NULL, NULL);
+	/* a spinning waiter yields after a while all the same: the ranks may
+	 * share a PU that the harness does not know of (the probe's same-PU
+	 * variant pins them so), where a pure spin waits out a scheduler tick */
+	rc = IBC_ERR_TIMEOUT;
+	if (s->wait == IBC_WAIT_SPIN)
+		rc = ibc_wait_u64(&s->sh->epoch, s->epoch, IBC_WAIT_SPIN, NODE_SYNC_SPIN_NS, progress,
+				  arg, NULL);
+	if (rc == IBC_ERR_TIMEOUT)
+		rc = ibc_wait_u64(&s->sh->epoch, s->epoch, IBC_WAIT_SPIN_YIELD, s->timeout_ns, progress,
+				  arg, NULL);
 	if (rc == IBC_ERR_TIMEOUT)
 		ibc_error("node sync: a rank of this node did not arrive within %.1f s",
 			  (double)s->timeout_ns / 1e9);

@@ -94,6 +94,10 @@ int ibc_probe_round(struct ibc_probe *p, int yield)
 	rc = wait_value(p, p->seq - 1, yield);
 	if (rc == IBC_OK)
 		atomic_store_explicit(p->line, p->seq, memory_order_release);
+	/* sharing a PU (yield 1): hand it back at once, so a's round trip is
+	 * the two switches, not whatever b does next */
+	if (rc == IBC_OK && yield == 1)
+		sched_yield();
 	return rc;
 }
 

@@ -1,9 +1,12 @@
-/* Link-level kernels as harness operations (link.h). */
+/* The link suite's kernels and table (link.h). */
 #include "link/link.h"
 
+#include "boot/boot.h"
 #include "core/log.h"
+#include "core/opt.h"
 #include "core/status.h"
 #include "core/timer.h"
+#include "core/wait.h"
 #include "harness/harness.h"
 #include "link/perftest.h"
 #include "xport/xport.h"
@@ -17,46 +20,69 @@
 
 #define TMO_NS (30LL * 1000 * 1000 * 1000)
 #define NRECV 4
+#define PT_TRIES 4            /* perftest runs per point before it is skipped */
+#define STREAM_MAX_MSGS 5000  /* write-bw-stream: messages per iteration (perftest's -n) */
+#define STREAM_MAX_BYTES (64L << 20)
+#define STREAM_CQ_MOD 100     /* perftest's default CQ moderation ... */
+#define STREAM_CQ_MOD_LIMIT 8192 /* ... and the size above which it signals every write */
 
-enum { K_WRITE_LAT, K_READ_LAT, K_SEND_LAT, K_WRITE_BW, K_PT_LAT, K_PT_BW, K_COUNT };
-
-static const char *const variants[] = { "write-lat", "read-lat", "send-lat", "write-bw" };
-
-struct link_op {
-	struct ibc_link *L;
-	int kind;
+enum kind {
+	K_WRITE_LAT, K_WRITE_LAT_LASTBYTE, K_READ_LAT, K_SEND_LAT, K_WRITE_BW_BURST,
+	K_WRITE_BW_STREAM, K_PT_LAT, K_PT_BW, K_COUNT
 };
 
-struct ibc_link {
+static long opt_window = 64;
+static int opt_perftest;
+
+static const struct ibc_opt opts[] = {
+	{ .name = "window", .type = IBC_OPT_INT, .dest = &opt_window, .metavar = "N",
+	  .help = "write-bw-burst: writes per burst; write-bw-stream: writes in flight",
+	  .min = 1, .max = IBC_LINK_MAX_WINDOW },
+	{ .name = "perftest", .type = IBC_OPT_FLAG, .dest = &opt_perftest,
+	  .help = "also run perftest's ib_write_lat / ib_write_bw (verbs; impl=perftest rows)" },
+	IBC_OPT_END
+};
+
+/* One kernel's buffers: each kernel has its own, so the interleaved
+ * kernels do not move each other's cache lines around (with shared buffers a
+ * 4 KiB write-lat measured 7x its time alone on shm). */
+struct area {
+	unsigned char *rx, *tx;        /* maxb bytes each */
+	uint64_t *flag_in, *flag_src;  /* one cache line each */
+};
+#define AREA_FLAGS 128
+
+/* The suite's state: buffers registered once, exchanged once; the layout is
+ * the same on both ranks, so a peer's address is its base + our offset. */
+struct link {
 	struct ibc_boot *boot;
 	struct ibc_xport *x;
-	struct ibc_xport_mr *mr;     /* [0, maxb) receive area, [maxb, 2 maxb) source, flags */
-	struct ibc_xport_rdesc rd[2];
-	unsigned char *rx, *tx;
-	uint64_t *flag_in, *flag_src;
-	size_t maxb, bytes;
-	uint64_t seq;                /* write-lat rounds, the same on both ranks */
+	struct ibc_xport_mr *mr;
+	struct ibc_xport_rdesc rd[2];  /* rank 0's and rank 1's region */
+	struct area a[K_PT_LAT];       /* the kernels' */
+	size_t maxb;
 	int rank, peer;
 	int recvs_posted;
-	long window;
-	int perftest;
-	double *bw_us;               /* write-bw window times of this point */
-	long bw_n, bw_cap, bw_skip;
-	/* perftest results of the current point (rank 0): [0] write-lat, [1] write-bw */
-	struct ibc_link_perftest_result pt[2];
-	long pt_next;                /* next write-lat sample to replay */
-	int pt_port;                 /* next TCP port, the same on both ranks */
-	struct link_op ops[K_COUNT];
+	int pt_port;                   /* next perftest TCP port, the same on both ranks */
 };
 
-size_t ibc_link_variant_count(void)
-{
-	return sizeof(variants) / sizeof(variants[0]);
-}
+/* One variant at one point. */
+struct link_inst {
+	struct link *L;
+	struct area *a;                /* its buffers */
+	size_t bytes;
+	uint64_t seq;                  /* rounds of a ping-pong, the same on both ranks */
+	long calls;
+	double *t;                     /* bandwidth: this rank's iteration times */
+	long nt, cap;
+	long msgs;                     /* write-bw-stream: messages per iteration */
+	struct ibc_link_perftest_result pt; /* perftest's numbers (rank 0) */
+	long pt_next;
+};
 
-const char *ibc_link_variant_name(size_t i)
+static enum kind kind_of(const struct ibc_suite_op *o)
 {
-	return i < ibc_link_variant_count() ? variants[i] : NULL;
+	return (enum kind)(intptr_t)o->v->arg;
 }
 
 static unsigned char pattern(size_t bytes, size_t i)
@@ -64,7 +90,7 @@ static unsigned char pattern(size_t bytes, size_t i)
 	return (unsigned char)(bytes * 7 + i * 13 + 1);
 }
 
-static int wc_wait(struct ibc_link *L, int cq, const char *what)
+static int wc_wait(struct link *L, int cq, const char *what)
 {
 	struct ibc_xport_wc wc;
 	int rc = ibc_xport_cq_wait(L->x, cq, TMO_NS, &wc);
@@ -80,35 +106,37 @@ static int wc_wait(struct ibc_link *L, int cq, const char *what)
 	return IBC_OK;
 }
 
-static int recv_post_one(struct ibc_link *L)
+static int recv_post_one(struct link *L)
 {
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)L->rx, (uint32_t)L->maxb, L->mr->lkey };
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)L->a[K_SEND_LAT].rx, (uint32_t)L->maxb,
+				   L->mr->lkey };
 
 	return ibc_xport_recv(L->x, L->peer, NULL, &s, 1, 1);
 }
 
+/* the peer's address of a local buffer (the layouts are the same) */
+static uint64_t remote(const struct link *L, const void *local)
+{
+	return L->rd[L->peer].addr +
+	       (uint64_t)((const unsigned char *)local - (const unsigned char *)L->mr->addr);
+}
+
 /* ------------------------------------------------------------ perftest ---- */
 
-#define PT_TRIES 4 /* perftest runs per point before it is skipped */
-
-static int pt_setup(struct ibc_link *L, int bw, const struct ibc_harness_point *pt)
+static int pt_setup(struct link_inst *in, int bw, const struct ibc_harness_point *pt)
 {
-	struct ibc_link_perftest_result *res = &L->pt[bw];
+	struct link *L = in->L;
+	struct ibc_link_perftest_result *res = &in->pt;
 	struct ibc_link_perftest_args a = {
 		.tool = bw ? IBC_LINK_PERFTEST_WRITE_BW : IBC_LINK_PERFTEST_WRITE_LAT,
 		.device = L->x->caps.device,
 		.gid_index = L->x->params.gid_index,
-		.bytes = L->bytes,
-		.iters = bw ? (L->bytes >= 1024 * 1024 ? 20 : 200) : pt->iters + pt->warmup,
-		.window = L->window,
+		.bytes = in->bytes,
+		.iters = bw ? (in->bytes >= 1024 * 1024 ? 20 : 200) : pt->iters + pt->warmup,
+		.window = opt_window,
 	};
 	int rc;
 
-	if (!bw)
-		L->pt_next = 0;
-	if (strcmp(L->x->caps.backend, "verbs") != 0 ||
-	    L->boot->num_nodes != 1 || L->bytes == 0)
-		return IBC_ERR_UNSUPPORTED;
 	/* perftest is another program with its own TCP handshake and its own
 	 * clock calibration, which fails on a busy host (a TCG guest above all)
 	 * and then prints zeros or infinities: a point gets PT_TRIES runs, each
@@ -116,6 +144,7 @@ static int pt_setup(struct ibc_link *L, int bw, const struct ibc_harness_point *
 	for (int t = 1;; t++) {
 		const char *tool = bw ? "write-bw" : "write-lat", *why = NULL;
 		int agreed;
+
 		ibc_link_perftest_result_reset(res);
 		a.tcp_port = L->pt_port++;
 		rc = ibc_link_perftest_run(L->boot, &a, res);
@@ -135,11 +164,11 @@ static int pt_setup(struct ibc_link *L, int bw, const struct ibc_harness_point *
 			return IBC_ERR_UNSUPPORTED;
 		if (L->rank == 0 && t == PT_TRIES)
 			ibc_warn("link: perftest %s at %zu bytes skipped after %d tries: %s "
-				 "(last line: '%s')", tool, L->bytes, t, why ? why : "a rank failed",
+				 "(last line: '%s')", tool, in->bytes, t, why ? why : "a rank failed",
 				 res->last_line);
 		else if (L->rank == 0)
 			ibc_info("link: perftest %s at %zu bytes, try %d of %d: %s", tool,
-				 L->bytes, t, PT_TRIES, why ? why : "a rank failed");
+				 in->bytes, t, PT_TRIES, why ? why : "a rank failed");
 		if (t == PT_TRIES)
 			return agreed;
 		nanosleep(&(struct timespec){ 0, 300 * 1000 * 1000 }, NULL);
@@ -147,106 +176,66 @@ static int pt_setup(struct ibc_link *L, int bw, const struct ibc_harness_point *
 }
 
 /* replay perftest's numbers: one sample per iteration (rank 0 counts) */
-static int pt_replay(struct ibc_harness *h, struct ibc_link *L, int bw)
+static int pt_replay(struct ibc_suite_op *o, struct link_inst *in, int bw)
 {
-	if (L->rank != 0) {
-		ibc_harness_sample_set(h, 0);
+	if (in->L->rank != 0) {
+		ibc_harness_sample_set(o->h, 0);
 	} else if (!bw) {
-		struct ibc_link_perftest_result *r = &L->pt[0];
-		if (r->n == 0)
+		if (in->pt.n == 0)
 			return IBC_ERR_INVAL;
-		ibc_harness_sample_set(h, r->us[L->pt_next++ % r->n]);
+		ibc_harness_sample_set(o->h, in->pt.us[in->pt_next++ % in->pt.n]);
 	} else {
-		if (L->pt[1].mbps <= 0)
+		if (in->pt.mbps <= 0)
 			return IBC_ERR_INVAL;
-		ibc_harness_sample_set(h, (double)L->bytes / L->pt[1].mbps);
+		ibc_harness_sample_set(o->h, (double)in->bytes / in->pt.mbps);
 	}
 	return IBC_OK;
 }
 
 /* ------------------------------------------------------------- kernels ---- */
 
-static int op_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg)
-{
-	struct link_op *o = arg;
-	struct ibc_link *L = o->L;
-
-	L->x->wait = ibc_harness_wait_get(h);
-	L->bytes = pt->bytes;
-	if (L->bytes > L->maxb || L->bytes > L->x->caps.max_msg)
-		return IBC_ERR_UNSUPPORTED;
-	if (o->kind == K_PT_LAT || o->kind == K_PT_BW)
-		return L->rank > 1 ? IBC_OK : pt_setup(L, o->kind == K_PT_BW, pt);
-	if (L->rank > 1)
-		return IBC_OK;
-	for (size_t i = 0; i < L->bytes; i++)
-		L->tx[i] = pattern(L->bytes, i);
-	if (o->kind == K_SEND_LAT) {
-		while (L->recvs_posted < NRECV) {
-			int rc = recv_post_one(L);
-			if (rc != IBC_OK)
-				return rc;
-			L->recvs_posted++;
-		}
-	}
-	if (o->kind == K_WRITE_BW) {
-		if (L->window > (long)L->x->caps.max_send_wr) {
-			ibc_error("link: --window %ld exceeds the send queue (%u)", L->window,
-				  L->x->caps.max_send_wr);
-			return IBC_ERR_INVAL;
-		}
-		L->bw_n = 0;
-		L->bw_skip = pt->warmup;
-		if (L->bw_cap < pt->iters + pt->warmup + 1) {
-			free(L->bw_us);
-			L->bw_cap = pt->iters + pt->warmup + 1;
-			L->bw_us = calloc((size_t)L->bw_cap, sizeof(*L->bw_us));
-			if (L->bw_us == NULL)
-				return IBC_ERR_NOMEM;
-		}
-	}
-	return IBC_OK;
-}
-
 /* payload then flag (= seq), as one post list; the flag write is signaled */
-static int write_pair(struct ibc_link *L)
+static int write_pair(struct link_inst *in)
 {
-	struct ibc_xport_sge ps = { (uint64_t)(uintptr_t)L->tx, (uint32_t)L->bytes, L->mr->lkey };
-	struct ibc_xport_sge fs = { (uint64_t)(uintptr_t)L->flag_src, 8, L->mr->lkey };
-	const struct ibc_xport_rdesc *rd = &L->rd[L->peer];
+	struct link *L = in->L;
+	struct area *a = in->a;
+	struct ibc_xport_sge ps = { (uint64_t)(uintptr_t)a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	struct ibc_xport_sge fs = { (uint64_t)(uintptr_t)a->flag_src, 8, L->mr->lkey };
 	struct ibc_xport_wr wr[2];
 	int posted;
 
 	memset(wr, 0, sizeof(wr));
-	*L->flag_src = L->seq;
+	*a->flag_src = in->seq;
 	wr[0].opcode = IBC_XPORT_OP_WRITE;
 	wr[0].peer = L->peer;
 	wr[0].num_sge = 1;
 	wr[0].sge = &ps;
-	wr[0].remote_addr = rd->addr;
-	wr[0].rkey = rd->rkey;
+	wr[0].remote_addr = remote(L, a->rx);
+	wr[0].rkey = L->rd[L->peer].rkey;
+	wr[0].flags = in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0;
 	wr[1] = wr[0];
 	wr[1].sge = &fs;
-	wr[1].remote_addr = rd->addr + ((uint64_t)(uintptr_t)L->flag_in - (uint64_t)(uintptr_t)L->rx);
+	wr[1].remote_addr = remote(L, a->flag_in);
 	wr[1].flags = IBC_XPORT_WR_SIGNALED |
 		      (L->x->caps.max_inline >= 8 ? IBC_XPORT_WR_INLINE : 0);
-	wr[1].wr_id = L->seq;
+	wr[1].wr_id = in->seq;
 	return ibc_xport_post(L->x, wr, 2, &posted);
 }
 
-static int run_write_lat(struct ibc_link *L)
+static int run_write_lat(struct link_inst *in)
 {
+	struct link *L = in->L;
 	int rc;
 
-	L->seq++;
+	in->seq++;
 	if (L->rank == 0) {
-		rc = write_pair(L);
+		rc = write_pair(in);
 		if (rc == IBC_OK)
-			rc = ibc_xport_wait_u64(L->x, L->flag_in, L->seq, TMO_NS, NULL);
+			rc = ibc_xport_wait_u64(L->x, in->a->flag_in, in->seq, TMO_NS, NULL);
 	} else {
-		rc = ibc_xport_wait_u64(L->x, L->flag_in, L->seq, TMO_NS, NULL);
+		rc = ibc_xport_wait_u64(L->x, in->a->flag_in, in->seq, TMO_NS, NULL);
 		if (rc == IBC_OK)
-			rc = write_pair(L);
+			rc = write_pair(in);
 	}
 	if (rc == IBC_ERR_TIMEOUT)
 		ibc_error("link: write-lat: the peer's flag did not arrive");
@@ -255,30 +244,72 @@ static int run_write_lat(struct ibc_link *L)
 	return rc;
 }
 
-static int run_read_lat(struct ibc_link *L)
+/* perftest's way: the round's counter in the payload's last byte, one
+ * signaled write, its completion reaped right after the post */
+static int lastbyte_post(struct link_inst *in, unsigned char v)
 {
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)L->tx, (uint32_t)L->bytes, L->mr->lkey };
+	struct link *L = in->L;
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	unsigned flags = IBC_XPORT_WR_SIGNALED |
+			 (in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0);
+	int rc;
+
+	in->a->tx[in->bytes - 1] = v;
+	rc = ibc_xport_write(L->x, L->peer, &s, 1, remote(L, in->a->rx), L->rd[L->peer].rkey, flags,
+			     in->seq);
+	return rc == IBC_OK ? wc_wait(L, IBC_XPORT_CQ_SEND, "write-lat-lastbyte") : rc;
+}
+
+static int run_write_lat_lastbyte(struct link_inst *in)
+{
+	struct link *L = in->L;
+	volatile uint8_t *last = in->a->rx + in->bytes - 1;
+	unsigned char v;
+	int rc;
+
+	in->seq++;
+	v = (unsigned char)(in->seq % 255 + 1); /* 1..255: never the 0 setup left */
+	if (L->rank == 0) {
+		rc = lastbyte_post(in, v);
+		if (rc == IBC_OK)
+			rc = ibc_wait_u8_eq(last, v, L->x->wait, TMO_NS);
+	} else {
+		rc = ibc_wait_u8_eq(last, v, L->x->wait, TMO_NS);
+		if (rc == IBC_OK)
+			rc = lastbyte_post(in, v);
+	}
+	if (rc == IBC_ERR_TIMEOUT)
+		ibc_error("link: write-lat-lastbyte: the peer's last byte did not arrive");
+	return rc;
+}
+
+static int run_read_lat(struct link_inst *in)
+{
+	struct link *L = in->L;
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->rx, (uint32_t)in->bytes, L->mr->lkey };
 	int rc;
 
 	if (L->rank != 0)
 		return IBC_OK;
-	rc = ibc_xport_read(L->x, L->peer, &s, 1, L->rd[L->peer].addr, L->rd[L->peer].rkey,
+	/* the peer's tx into our rx */
+	rc = ibc_xport_read(L->x, L->peer, &s, 1, remote(L, in->a->tx), L->rd[L->peer].rkey,
 			    IBC_XPORT_WR_SIGNALED, 2);
 	if (rc == IBC_OK)
 		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "read-lat");
 	return rc;
 }
 
-static int send_one(struct ibc_link *L)
+static int send_one(struct link_inst *in)
 {
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)L->tx, (uint32_t)L->bytes, L->mr->lkey };
+	struct link *L = in->L;
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
 	unsigned flags = IBC_XPORT_WR_SIGNALED |
-			 (L->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0);
+			 (in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0);
 
 	return ibc_xport_send(L->x, L->peer, &s, 1, flags, 3);
 }
 
-static int recv_one(struct ibc_link *L)
+static int recv_one(struct link *L)
 {
 	int rc = wc_wait(L, IBC_XPORT_CQ_RECV, "send-lat receive");
 
@@ -287,93 +318,246 @@ static int recv_one(struct ibc_link *L)
 	return rc;
 }
 
-static int run_send_lat(struct ibc_link *L)
+static int run_send_lat(struct link_inst *in)
 {
+	struct link *L = in->L;
 	int rc;
 
 	if (L->rank == 0) {
-		rc = send_one(L);
+		rc = send_one(in);
 		if (rc == IBC_OK)
 			rc = recv_one(L);
 	} else {
 		rc = recv_one(L);
 		if (rc == IBC_OK)
-			rc = send_one(L);
+			rc = send_one(in);
 	}
 	if (rc == IBC_OK)
 		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "send-lat send");
 	return rc;
 }
 
-static int run_write_bw(struct ibc_link *L)
+static void bw_wr(struct link_inst *in, struct ibc_xport_wr *wr, const struct ibc_xport_sge *s,
+		  uint64_t id, int signaled)
 {
+	struct link *L = in->L;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = id;
+	wr->opcode = IBC_XPORT_OP_WRITE;
+	wr->flags = signaled ? IBC_XPORT_WR_SIGNALED : 0;
+	wr->peer = L->peer;
+	wr->num_sge = 1;
+	wr->sge = s;
+	wr->remote_addr = remote(L, in->a->rx);
+	wr->rkey = L->rd[L->peer].rkey;
+}
+
+static int run_write_bw_burst(struct link_inst *in)
+{
+	struct link *L = in->L;
 	struct ibc_xport_wr wr[IBC_LINK_MAX_WINDOW];
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)L->tx, (uint32_t)L->bytes, L->mr->lkey };
-	double t0;
-	int rc, posted;
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	int posted;
 
 	if (L->rank != 0)
 		return IBC_OK;
-	t0 = ibc_timer_now_us();
-	for (long i = 0; i < L->window; i++) {
-		memset(&wr[i], 0, sizeof(wr[i]));
-		wr[i].wr_id = (uint64_t)i;
-		wr[i].opcode = IBC_XPORT_OP_WRITE;
-		wr[i].flags = i == L->window - 1 ? IBC_XPORT_WR_SIGNALED : 0;
-		wr[i].peer = L->peer;
-		wr[i].num_sge = 1;
-		wr[i].sge = &s;
-		wr[i].remote_addr = L->rd[L->peer].addr;
-		wr[i].rkey = L->rd[L->peer].rkey;
-	}
-	rc = ibc_xport_post(L->x, wr, (int)L->window, &posted);
-	if (rc == IBC_OK)
-		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "write-bw");
-	if (rc == IBC_OK && L->bw_n < L->bw_cap)
-		L->bw_us[L->bw_n++] = ibc_timer_now_us() - t0;
-	return rc;
+	for (long i = 0; i < opt_window; i++)
+		bw_wr(in, &wr[i], &s, (uint64_t)i, i == opt_window - 1);
+	int rc = ibc_xport_post(L->x, wr, (int)opt_window, &posted);
+
+	return rc == IBC_OK ? wc_wait(L, IBC_XPORT_CQ_SEND, "write-bw-burst") : rc;
 }
 
-static int op_run(struct ibc_harness *h, void *arg)
+/* perftest's run_iter_bw: keep the window full, every cq_mod-th write (and
+ * the last) signaled, each completion freeing cq_mod slots, reaped as they
+ * come */
+static int run_write_bw_stream(struct link_inst *in)
 {
-	struct link_op *o = arg;
-	struct ibc_link *L = o->L;
+	struct link *L = in->L;
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	long cq_mod = in->bytes > STREAM_CQ_MOD_LIMIT ? 1 : STREAM_CQ_MOD, posted = 0, done = 0;
+	unsigned long polls = 0;
 
+	if (L->rank != 0)
+		return IBC_OK;
+	if (cq_mod > opt_window)
+		cq_mod = opt_window;
+	while (done < in->msgs) {
+		struct ibc_xport_wc wc[16];
+		int n = 0, rc;
+
+		while (posted < in->msgs && posted - done < opt_window) {
+			struct ibc_xport_wr wr;
+			int one;
+
+			bw_wr(in, &wr, &s, (uint64_t)posted,
+			      posted % cq_mod == cq_mod - 1 || posted == in->msgs - 1);
+			rc = ibc_xport_post(L->x, &wr, 1, &one);
+			if (rc != IBC_OK)
+				return rc;
+			posted++;
+		}
+		rc = ibc_xport_cq_poll(L->x, IBC_XPORT_CQ_SEND, 16, wc, &n);
+		if (rc != IBC_OK)
+			return rc;
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBC_OK) {
+				ibc_error("link: write-bw-stream: write failed: %s", wc[i].reason);
+				return IBC_ERR_REMOTE;
+			}
+			/* a completion stands for its write and the unsignaled ones before it */
+			done = (long)wc[i].wr_id + 1;
+		}
+		if (n == 0) {
+			ibc_wait_relax(L->x->wait, &polls);
+			if (polls % 4096 == 0 && ibc_wait_aborted())
+				return IBC_ERR_INTERRUPTED;
+		}
+	}
+	return IBC_OK;
+}
+
+/* ------------------------------------------------------------- variants ---- */
+
+static int v_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long fanin,
+		    char *why, size_t cap)
+{
+	enum kind k = (enum kind)(intptr_t)v->arg;
+
+	(void)fanin;
+	if ((k == K_PT_LAT || k == K_PT_BW) && !opt_perftest) {
+		snprintf(why, cap, "--perftest not given");
+		return IBC_ERR_UNSUPPORTED;
+	}
+	if ((k == K_PT_LAT || k == K_PT_BW) &&
+	    (strcmp(c->x->caps.backend, "verbs") != 0 || c->boot->num_nodes != 1)) {
+		snprintf(why, cap, "perftest runs on verbs between two ranks of one node");
+		return IBC_ERR_UNSUPPORTED;
+	}
+	if ((k == K_WRITE_BW_BURST || k == K_WRITE_BW_STREAM) &&
+	    opt_window > (long)c->x->caps.max_send_wr) {
+		if (c->boot->rank == 0)
+			ibc_error("link: --window %ld exceeds the send queue (%u)", opt_window,
+				  c->x->caps.max_send_wr);
+		return IBC_ERR_INVAL;
+	}
+	return IBC_OK;
+}
+
+static int v_setup(struct ibc_suite_op *o)
+{
+	struct link *L = o->ctx->state;
+	enum kind k = kind_of(o);
+	struct link_inst *in;
+	size_t bytes = o->pt->bytes;
+
+	if (bytes > L->maxb || bytes > L->x->caps.max_msg ||
+	    ((k == K_WRITE_LAT_LASTBYTE || k == K_PT_LAT || k == K_PT_BW) && bytes == 0))
+		return IBC_ERR_UNSUPPORTED;
+	in = calloc(1, sizeof(*in));
+	if (in == NULL)
+		return IBC_ERR_NOMEM;
+	o->inst = in;
+	in->L = L;
+	in->a = k < K_PT_LAT ? &L->a[k] : NULL;
+	in->bytes = bytes;
+	L->x->wait = ibc_harness_wait_get(o->h);
+	if (k == K_PT_LAT || k == K_PT_BW)
+		return L->rank > 1 ? IBC_OK : pt_setup(in, k == K_PT_BW, o->pt);
 	if (L->rank > 1)
 		return IBC_OK;
-	switch (o->kind) {
+	for (size_t i = 0; i < bytes; i++)
+		in->a->tx[i] = pattern(bytes, i);
+	if (k == K_WRITE_LAT_LASTBYTE)
+		in->a->rx[bytes - 1] = 0; /* the peer's first round writes 1 there */
+	if (k == K_SEND_LAT) {
+		while (L->recvs_posted < NRECV) {
+			int rc = recv_post_one(L);
+
+			if (rc != IBC_OK)
+				return rc;
+			L->recvs_posted++;
+		}
+	}
+	if (k == K_WRITE_BW_STREAM) {
+		in->msgs = bytes > 0 ? STREAM_MAX_BYTES / (long)bytes : STREAM_MAX_MSGS;
+		if (in->msgs > STREAM_MAX_MSGS)
+			in->msgs = STREAM_MAX_MSGS;
+		if (in->msgs < 16)
+			in->msgs = 16;
+	}
+	if (k == K_WRITE_BW_BURST || k == K_WRITE_BW_STREAM) {
+		in->cap = o->pt->iters + o->pt->warmup + 1;
+		in->t = calloc((size_t)in->cap, sizeof(double));
+		if (in->t == NULL)
+			return IBC_ERR_NOMEM;
+	}
+	/* lock-step from here on: the peer does the same at this point */
+	return ibc_boot_barrier(L->boot);
+}
+
+static int v_run(struct ibc_suite_op *o)
+{
+	struct link_inst *in = o->inst;
+	enum kind k = kind_of(o);
+	double t0 = ibc_timer_now_us();
+	int rc;
+
+	if (in->L->rank > 1)
+		return IBC_OK;
+	in->calls++;
+	switch (k) {
 	case K_WRITE_LAT:
-		return run_write_lat(L);
+		return run_write_lat(in);
+	case K_WRITE_LAT_LASTBYTE:
+		return run_write_lat_lastbyte(in);
 	case K_READ_LAT:
-		return run_read_lat(L);
+		return run_read_lat(in);
 	case K_SEND_LAT:
-		return run_send_lat(L);
-	case K_WRITE_BW:
-		return run_write_bw(L);
+		return run_send_lat(in);
+	case K_WRITE_BW_BURST:
+	case K_WRITE_BW_STREAM:
+		rc = k == K_WRITE_BW_BURST ? run_write_bw_burst(in) : run_write_bw_stream(in);
+		if (rc == IBC_OK && in->L->rank == 0) {
+			double us = ibc_timer_now_us() - t0;
+			long per = k == K_WRITE_BW_BURST ? opt_window : in->msgs;
+
+			if (in->nt < in->cap)
+				in->t[in->nt++] = us;
+			/* the row's time is per message */
+			ibc_harness_sample_set(o->h, us / (double)per);
+		}
+		return rc;
 	case K_PT_LAT:
 	case K_PT_BW:
-		return pt_replay(h, L, o->kind == K_PT_BW);
+		return pt_replay(o, in, k == K_PT_BW);
+	default:
+		return IBC_ERR_INVAL;
 	}
-	return IBC_ERR_INVAL;
 }
 
 /* the payload that arrived last is the peer's pattern for this size */
-static int op_validate(struct ibc_harness *h, void *arg)
+static int v_validate(struct ibc_suite_op *o)
 {
-	struct link_op *o = arg;
-	struct ibc_link *L = o->L;
-	const unsigned char *got = o->kind == K_READ_LAT ? L->tx : L->rx;
+	struct link_inst *in = o->inst;
+	struct link *L = in->L;
+	enum kind k = kind_of(o);
+	const unsigned char *got;
+	size_t n = in->bytes;
 
-	(void)h;
-	if (L->rank > 1 || (L->rank == 1 && (o->kind == K_READ_LAT || o->kind == K_WRITE_BW)))
-		return IBC_OK;
-	if (L->rank == 0 && o->kind == K_WRITE_BW)
-		return IBC_OK; /* the target checks nothing either: write-bw overwrites */
-	if (o->kind == K_PT_LAT || o->kind == K_PT_BW)
+	if (L->rank > 1 || k == K_PT_LAT || k == K_PT_BW)
 		return IBC_OK; /* perftest's own data */
-	for (size_t i = 0; i < L->bytes; i++)
-		if (got[i] != pattern(L->bytes, i)) {
-			ibc_error("link: validation: byte %zu of %zu is wrong", i, L->bytes);
+	got = in->a->rx;
+	if (k == K_WRITE_BW_BURST || k == K_WRITE_BW_STREAM || k == K_READ_LAT)
+		if (L->rank == (k == K_READ_LAT ? 1 : 0))
+			return IBC_OK; /* the side that only gave its data */
+	if (k == K_WRITE_LAT_LASTBYTE && n > 0)
+		n--; /* the last byte is the round's counter */
+	for (size_t i = 0; i < n; i++)
+		if (got[i] != pattern(in->bytes, i)) {
+			ibc_error("link: %s: validation: byte %zu of %zu is wrong", o->v->name, i,
+				  in->bytes);
 			return IBC_ERR_VALIDATE;
 		}
 	return IBC_OK;
@@ -382,147 +566,205 @@ static int op_validate(struct ibc_harness *h, void *arg)
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+
+	return (x > y) - (x < y);
 }
 
-static int op_extra(struct ibc_harness *h, void *arg, char *buf, size_t cap)
+static int v_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 {
-	struct link_op *o = arg;
-	struct ibc_link *L = o->L;
+	struct link_inst *in = o->inst;
+	struct link *L = in->L;
+	enum kind k = kind_of(o);
 
-	(void)h;
-	if (o->kind == K_WRITE_BW) {
+	switch (k) {
+	case K_WRITE_BW_BURST:
+	case K_WRITE_BW_STREAM: {
+		/* the warm-up's iterations come first: use the timed ones */
+		long skip = o->pt->warmup < in->nt ? o->pt->warmup : 0, m = in->nt - skip;
+		long per = k == K_WRITE_BW_BURST ? opt_window : in->msgs;
 		double med = 0;
-		/* the warm-up windows come first: use the timed ones */
-		long skip = L->bw_skip < L->bw_n ? L->bw_skip : 0, m = L->bw_n - skip;
+
 		if (m > 0) {
-			qsort(L->bw_us + skip, (size_t)m, sizeof(double), cmp_double);
-			med = L->bw_us[skip + m / 2];
+			qsort(in->t + skip, (size_t)m, sizeof(double), cmp_double);
+			med = in->t[skip + m / 2];
 		}
-		snprintf(buf, cap, "window=%ld;MBps=%.1f", L->window,
-			 med > 0 ? (double)L->window * (double)L->bytes / med : 0.0);
-	} else if (o->kind == K_WRITE_LAT) {
+		snprintf(buf, cap, "window=%ld;%s%ld;MBps=%.1f", opt_window,
+			 k == K_WRITE_BW_BURST ? "burst=" : "msgs=", per,
+			 med > 0 ? (double)per * (double)in->bytes / med : 0.0);
+		break;
+	}
+	case K_WRITE_LAT:
 		snprintf(buf, cap, "flag=separate-write;inline_flag=%d", L->x->caps.max_inline >= 8);
-	} else if (o->kind == K_PT_LAT) {
-		snprintf(buf, cap, "tool=ib_write_lat;samples=%ld", L->pt[0].n);
-	} else if (o->kind == K_PT_BW) {
-		snprintf(buf, cap, "tool=ib_write_bw;window=%ld;MBps=%.1f", L->window, L->pt[1].mbps);
-	} else if (o->kind == K_SEND_LAT) {
-		snprintf(buf, cap, "inline=%d", L->bytes <= L->x->caps.max_inline);
-	} else {
-		buf[0] = '\0';
+		break;
+	case K_WRITE_LAT_LASTBYTE:
+		snprintf(buf, cap, "poll=last-byte;inline=%d", in->bytes <= L->x->caps.max_inline);
+		break;
+	case K_PT_LAT:
+		snprintf(buf, cap, "tool=ib_write_lat;samples=%ld", in->pt.n);
+		break;
+	case K_PT_BW:
+		snprintf(buf, cap, "tool=ib_write_bw;window=%ld;MBps=%.1f", opt_window, in->pt.mbps);
+		break;
+	case K_SEND_LAT:
+		snprintf(buf, cap, "inline=%d", in->bytes <= L->x->caps.max_inline);
+		break;
+	default:
+		break;
 	}
 	return IBC_OK;
 }
 
+static int v_teardown(struct ibc_suite_op *o)
+{
+	struct link_inst *in = o->inst;
+
+	if (in != NULL) {
+		free(in->t);
+		ibc_link_perftest_result_free(&in->pt);
+		free(in);
+	}
+	o->inst = NULL;
+	return IBC_OK;
+}
+
+#define LINK_VARIANT(nm, k, impl_, flags_, scale_, desc_) \
+	{ .name = nm, .impl = impl_, .desc = desc_, .flags = flags_, \
+	  .timing = IBC_HARNESS_TIME_ROOT, .scale = scale_, .arg = (const void *)(intptr_t)(k), \
+	  .usable = v_usable, .setup = v_setup, .run = v_run, .validate = v_validate, \
+	  .extra = v_extra, .teardown = v_teardown }
+
+static const struct ibc_suite_variant variants[] = {
+	LINK_VARIANT("write-lat", K_WRITE_LAT, NULL, 0, 0.5,
+		     "RDMA-write ping-pong, payload then an ordered 8-byte flag; one-way = RTT/2"),
+	LINK_VARIANT("write-lat-lastbyte", K_WRITE_LAT_LASTBYTE, NULL, 0, 0.5,
+		     "as ib_write_lat: one signaled write, the receiver polls its last byte"),
+	LINK_VARIANT("read-lat", K_READ_LAT, NULL, 0, 1.0, "RDMA read of the size, until its completion"),
+	LINK_VARIANT("send-lat", K_SEND_LAT, NULL, 0, 0.5, "send/receive ping-pong; one-way = RTT/2"),
+	LINK_VARIANT("write-bw-burst", K_WRITE_BW_BURST, NULL, IBC_SUITE_V_NO_B2B, 1.0,
+		     "a burst of --window writes per iteration; time per message"),
+	LINK_VARIANT("write-bw-stream", K_WRITE_BW_STREAM, NULL, IBC_SUITE_V_NO_B2B, 1.0,
+		     "as ib_write_bw: a stream with --window writes in flight; time per message"),
+	LINK_VARIANT("write-lat-lastbyte", K_PT_LAT, "perftest", IBC_SUITE_V_NO_B2B, 1.0,
+		     "perftest's ib_write_lat -U samples (with --perftest, verbs)"),
+	LINK_VARIANT("write-bw-stream", K_PT_BW, "perftest", IBC_SUITE_V_NO_B2B | IBC_SUITE_V_ONE_FIGURE,
+		     1.0, "perftest's ib_write_bw average as time per message (with --perftest, verbs)"),
+};
+
+/* ---------------------------------------------------------------- suite ---- */
+
 static int probe_verbs(struct ibc_harness *h, void *arg, double *us)
 {
-	struct ibc_link *L = arg;
+	struct link *L = arg;
 
 	(void)h;
 	return ibc_xport_pingpong(L->x, 0, 1, 1000, us);
 }
 
-/* ---------------------------------------------------------------- API ---- */
-
-size_t ibc_link_ops_build(struct ibc_link *L, struct ibc_harness_op *ops, size_t cap)
+static int link_open(struct ibc_suite_ctx *c, void **state)
 {
-	static const struct { int kind; const char *impl; double scale; } table[K_COUNT] = {
-		{ K_WRITE_LAT, NULL, 0.5 },
-		{ K_READ_LAT, NULL, 1.0 },
-		{ K_SEND_LAT, NULL, 0.5 },
-		{ K_WRITE_BW, NULL, 0.0 }, /* time per message: 1 / window */
-		{ K_PT_LAT, "perftest", 1.0 },
-		{ K_PT_BW, "perftest", 1.0 },
-	};
-	size_t n = 0;
-
-	for (size_t i = 0; i < K_COUNT && n < cap; i++) {
-		int k = table[i].kind;
-		if ((k == K_PT_LAT || k == K_PT_BW) && !L->perftest)
-			continue;
-		L->ops[k] = (struct link_op){ L, k };
-		ops[n++] = (struct ibc_harness_op){
-			.variant = k == K_PT_LAT ? variants[K_WRITE_LAT]
-				 : k == K_PT_BW ? variants[K_WRITE_BW] : variants[k],
-			.impl = table[i].impl,
-			.timing = IBC_HARNESS_TIME_ROOT,
-			.scale = k == K_WRITE_BW ? 1.0 / (double)L->window : table[i].scale,
-			.arg = &L->ops[k],
-			.setup = op_setup,
-			.run = op_run,
-			.validate = op_validate,
-			.extra = op_extra,
-		};
-	}
-	return n;
-}
-
-void ibc_link_probe_set(struct ibc_link *L, struct ibc_harness_params *hp)
-{
-	if (strcmp(L->x->caps.backend, "verbs") == 0) {
-		hp->probe = probe_verbs;
-		hp->probe_arg = L;
-	}
-}
-
-int ibc_link_open(struct ibc_xport *x, const struct ibc_link_params *p, struct ibc_link **out)
-{
-	struct ibc_boot *boot = x->boot;
+	struct ibc_boot *boot = c->boot;
 	struct ibc_xport_rdesc *rd;
-	struct ibc_link *L;
+	struct link *L;
+	size_t maxb = 8, i;
 	int rc;
 
-	*out = NULL;
+	for (i = 0; i < c->cli->sizes.n; i++)
+		if ((size_t)c->cli->sizes.v[i] > maxb)
+			maxb = (size_t)c->cli->sizes.v[i];
+	for (i = 0; c->cli->sizes.n == 0 && i < c->def->nsizes; i++)
+		if (c->def->sizes[i] > maxb)
+			maxb = c->def->sizes[i];
 	L = calloc(1, sizeof(*L));
 	if (L == NULL)
 		return IBC_ERR_NOMEM;
 	L->boot = boot;
-	L->x = x;
+	L->x = c->x;
 	L->rank = boot->rank;
 	L->peer = boot->rank == 0 ? 1 : 0;
-	L->window = p->window;
-	L->perftest = p->perftest;
-	L->maxb = p->max_bytes > 8 ? p->max_bytes : 8;
-	L->maxb = (L->maxb + 63) / 64 * 64;
+	L->maxb = (maxb + 63) / 64 * 64;
 	L->pt_port = 20000 + (int)(getpid() % 1000) * 32; /* rank 0's choice, for both */
 	rc = ibc_boot_bcast(boot, &L->pt_port, sizeof(L->pt_port), 0);
 	if (rc != IBC_OK)
 		goto err_free;
-	rc = ibc_xport_mr_alloc(x, 2 * L->maxb + 4096, IBC_XPORT_ACCESS_ALL, &L->mr);
+	rc = ibc_xport_mr_alloc(c->x, K_PT_LAT * (2 * L->maxb + AREA_FLAGS), IBC_XPORT_ACCESS_ALL,
+				&L->mr);
 	if (rc != IBC_OK)
 		goto err_free;
-	L->rx = L->mr->addr;
-	L->tx = L->rx + L->maxb;
-	L->flag_in = (uint64_t *)(void *)(L->rx + 2 * L->maxb);
-	L->flag_src = (uint64_t *)(void *)(L->rx + 2 * L->maxb + 64);
+	for (i = 0; i < K_PT_LAT; i++) {
+		unsigned char *base = (unsigned char *)L->mr->addr + i * (2 * L->maxb + AREA_FLAGS);
+
+		L->a[i].rx = base;
+		L->a[i].tx = base + L->maxb;
+		L->a[i].flag_in = (uint64_t *)(void *)(base + 2 * L->maxb);
+		L->a[i].flag_src = (uint64_t *)(void *)(base + 2 * L->maxb + 64);
+	}
 	rd = calloc((size_t)boot->size, sizeof(*rd));
 	if (rd == NULL) {
 		rc = IBC_ERR_NOMEM;
 		goto err_dereg;
 	}
-	rc = ibc_xport_rdesc_allgather(x, &L->mr->rdesc, rd);
+	rc = ibc_xport_rdesc_allgather(c->x, &L->mr->rdesc, rd);
 	L->rd[0] = rd[0];
 	L->rd[1] = rd[1 % boot->size];
 	free(rd);
 	if (rc != IBC_OK)
 		goto err_dereg;
-	*out = L;
+	*state = L;
 	return IBC_OK;
 err_dereg:
-	ibc_xport_mr_dereg(x, L->mr);
+	ibc_xport_mr_dereg(c->x, L->mr);
 err_free:
 	free(L);
 	return rc;
 }
 
-void ibc_link_close(struct ibc_link *L)
+static void link_close(struct ibc_suite_ctx *c)
 {
+	struct link *L = c->state;
+
 	if (L == NULL)
 		return;
 	ibc_xport_mr_dereg(L->x, L->mr);
-	free(L->bw_us);
-	ibc_link_perftest_result_free(&L->pt[0]);
-	ibc_link_perftest_result_free(&L->pt[1]);
 	free(L);
+	c->state = NULL;
 }
+
+/* on verbs the placement probe is the transport's own write ping-pong */
+static void link_params(struct ibc_suite_ctx *c, struct ibc_harness_params *p)
+{
+	if (strcmp(c->x->caps.backend, "verbs") == 0) {
+		p->probe = probe_verbs;
+		p->probe_arg = c->state;
+	}
+}
+
+static const size_t dflt_sizes[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096,
+				     8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576,
+				     2097152, 4194304 };
+static const char *const factor_refs[] = { "write-lat-lastbyte/perftest", "write-bw-stream/perftest",
+					   NULL };
+
+const struct ibc_suite_def ibc_link_suite = {
+	.name = "link",
+	.prog = "ibchar-link",
+	.summary = "Link-level benchmarks between two ranks over a transport (--xport shm, verbs "
+		   "or auto): write-lat (ordered flag), write-lat-lastbyte (as ib_write_lat), "
+		   "read-lat, send-lat (one-way latency), write-bw-burst and write-bw-stream (as "
+		   "ib_write_bw; time per message, MB/s in extra), beside perftest with "
+		   "--perftest.  Sizes default to 1..4M; rows go to DIR/results.csv.",
+	.flags = IBC_SUITE_XPORT | IBC_SUITE_CONNECT,
+	.kind = IBC_HARNESS_LATENCY,
+	.min_ranks = 2,
+	.max_ranks = 2,
+	.default_ranks = 2,
+	.sizes = dflt_sizes,
+	.nsizes = sizeof(dflt_sizes) / sizeof(dflt_sizes[0]),
+	.opts = opts,
+	.factor_refs = factor_refs,
+	.b2b_iters = 1000,
+	.variants = variants,
+	.nvariants = sizeof(variants) / sizeof(variants[0]),
+	.open = link_open,
+	.close = link_close,
+	.params = link_params,
+};

@@ -1,66 +1,44 @@
-/* Link-level kernels between ranks 0 and 1 over any transport
- * (perftest-equivalent), as harness operations:
+/* The link suite: perftest-equivalent kernels between ranks 0 and 1 over any
+ * transport, on the suite driver (impl/suite):
  *
- *   write-lat  RDMA-write ping-pong: payload write + 8-byte sequence flag (one post
- *              list of two WRs; the flag inline when it fits); the receiver waits on
- *              the flag, then answers the same way; one-way = round trip / 2;
- *   read-lat   RDMA read of the size from the peer, until its completion;
- *   send-lat   send/receive ping-pong (receives posted ahead); one-way = RTT / 2;
- *   write-bw   a window of writes posted as one list, the last one signaled, until
- *              its completion; the row's time is per message, extra holds window=
- *              and MBps= (from the median window time).
+ *   write-lat           RDMA-write ping-pong with an ordered flag: payload write +
+ *                       8-byte sequence flag (one post list of two WRs, the flag
+ *                       inline when it fits, signaled); the receiver waits on the
+ *                       flag, which the transport orders after the payload, then
+ *                       answers the same way; one-way = round trip / 2;
+ *   write-lat-lastbyte  measured as perftest's ib_write_lat measures: one write
+ *                       (inline when it fits, signaled, its completion reaped
+ *                       right after the post), the receiver polls the last byte
+ *                       of the payload for this round's counter.  Correct only
+ *                       where the last byte of a write lands last, which verbs
+ *                       does not promise (rxe and the usual HCAs do it); hence
+ *                       the name;
+ *   read-lat            RDMA read of the size from the peer, until its completion;
+ *   send-lat            send/receive ping-pong (receives posted ahead);
+ *   write-bw-burst      one burst per iteration: a window of writes posted as one
+ *                       list, the last signaled, until its completion; the row's
+ *                       time is per message, extra holds window= and MBps=;
+ *   write-bw-stream     measured as ib_write_bw measures: per iteration a stream of
+ *                       messages (5000 up to 4 KiB, then fewer, ~64 MiB at most)
+ *                       with --window writes in flight, every cq_mod-th signaled
+ *                       (100, or 1 above 8 KiB, as perftest) and completions reaped
+ *                       as they come; time per message, MBps= in extra.
  *
- * With params.perftest, two more operations with impl "perftest" (write-lat,
- * write-bw; verbs, both ranks on one node): during the point's setup rank 1
- * runs perftest's ib_write_lat / ib_write_bw server and rank 0 the client
- * (perftest.h); write-lat rows replay every one-way sample perftest prints
- * with -U, write-bw rows its average bandwidth as time per message.  At
- * other points (another transport, several nodes, 0 bytes, perftest
- * missing) they are skipped.
- *
- *   struct ibc_link_params lp = { .max_bytes = 4 << 20, .window = 64 };
- *   ibc_link_open(x, &lp, &l);                       (collective; x connected)
- *   n = ibc_link_ops_build(l, ops, IBC_LINK_MAX_OPS);
- *   ibc_link_probe_set(l, &hp);                      (verbs: the xport ping-pong)
- *   ibc_harness_run(boot, &hp, ops, n);
- *   ibc_link_close(l);                               (before ibc_xport_close)
- *
- * The operations need exactly two ranks. */
+ * With --perftest (verbs, both ranks on one node) the reference tools run too,
+ * as impl=perftest rows of the variant they measure like: ib_write_lat
+ * (write-lat-lastbyte; every one-way sample it prints with -U is a sample of
+ * the row) and ib_write_bw (write-bw-stream; its average bandwidth, one
+ * figure: n=1, no spread).  ibchar's rows get factor_vs_write_lat_lastbyte_
+ * perftest and factor_vs_write_bw_stream_perftest (perftest's time / ours).
+ * A perftest that cannot calibrate its clock on a busy host gets up to 4
+ * tries per point and is then skipped with the reason. */
 #ifndef IBC_LINK_H
 #define IBC_LINK_H
 
-#include <stddef.h>
+#include "suite/suite.h"
 
-struct ibc_xport;
-struct ibc_link;
-struct ibc_harness_op;
-struct ibc_harness_params;
+#define IBC_LINK_MAX_WINDOW 1024 /* write-bw-*: largest window */
 
-#define IBC_LINK_MAX_WINDOW 1024 /* write-bw: largest window */
-#define IBC_LINK_MAX_OPS 6       /* operations ibc_link_ops_build may return */
-
-struct ibc_link_params {
-	size_t max_bytes;  /* the largest message of the run (sizes the buffers) */
-	long window;       /* write-bw: writes in flight, 1..IBC_LINK_MAX_WINDOW */
-	int perftest;      /* 1: also the impl=perftest operations */
-};
-
-/* The variants (write-lat, read-lat, send-lat, write-bw), for listing and
- * selection; the perftest operations reuse two of these names. */
-size_t ibc_link_variant_count(void);
-const char *ibc_link_variant_name(size_t i);
-
-/* Collective over x's ranks: registers the buffers, exchanges their
- * descriptors and agrees on perftest's first TCP port. */
-int ibc_link_open(struct ibc_xport *x, const struct ibc_link_params *p, struct ibc_link **out);
-/* Fills ops (cap >= IBC_LINK_MAX_OPS) with every operation, in the order of
- * the variants, then the perftest ones; returns how many.  The operations
- * point into l. */
-size_t ibc_link_ops_build(struct ibc_link *l, struct ibc_harness_op *ops, size_t cap);
-/* On verbs, the placement probe becomes the transport's own 8-byte write
- * ping-pong (ibc_xport_pingpong); elsewhere hp keeps the harness's. */
-void ibc_link_probe_set(struct ibc_link *l, struct ibc_harness_params *hp);
-/* Deregisters and frees (not collective); l may be NULL. */
-void ibc_link_close(struct ibc_link *l);
+extern const struct ibc_suite_def ibc_link_suite;
 
 #endif

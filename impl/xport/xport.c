@@ -295,8 +295,12 @@ int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ib
 		if (n == 1)
 			return IBC_OK;
 		ibc_wait_relax(x->wait, &polls);
-		if (timeout_ns >= 0 && polls % 16 == 0 && ibc_timer_mono_ns() >= deadline)
-			return IBC_ERR_TIMEOUT;
+		if (polls % 16 == 0) {
+			if (ibc_wait_aborted())
+				return IBC_ERR_INTERRUPTED;
+			if (timeout_ns >= 0 && ibc_timer_mono_ns() >= deadline)
+				return IBC_ERR_TIMEOUT;
+		}
 	}
 }
 

@@ -152,6 +152,9 @@ static void chk_run(struct ibc_boot *b, const char *launcher)
 	p.pin = 0;
 	p.factor_refs[0] = "exact";
 	p.nfactor_refs = 1;
+	/* these checks are about the reduction, on the barrier sync (window
+	 * mode has tests/harness/window.c) */
+	p.sync_mode = IBC_HARNESS_SYNC_BARRIER;
 	chk_log_n = 0;
 	rc = ibc_harness_run(b, &p, ops, 3);
 

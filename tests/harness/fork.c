@@ -58,6 +58,7 @@ static void window_job(void)
 	p.iters = 50;
 	p.warmup = 2;
 	p.window_us = 5000;
+	p.sync_mode = IBC_HARNESS_SYNC_WINDOW;
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	p.print_rows = 0;
 	p.probe = NULL;

@@ -123,7 +123,7 @@ static unsigned sync_checks(struct ibc_boot *b, enum ibc_wait w)
 	for (k = 0; k < SYNCS; k++) {
 		delay_random(&seed);
 		atomic_fetch_add(entered, 1);
-		if (ibc_node_sync(s) != IBC_OK) {
+		if (ibc_node_sync(s, NULL, NULL) != IBC_OK) {
 			bad |= 1u << 10;
 			break;
 		}
@@ -172,7 +172,7 @@ static void timeout_job(void)
 	rank = b->rank;
 	rc = ibc_node_sync_open(b, IBC_WAIT_SPIN_YIELD, 0.3, &s);
 	if (rc == IBC_OK && rank == 0)
-		got = ibc_node_sync(s);
+		got = ibc_node_sync(s, NULL, NULL);
 	ibc_node_sync_close(s);
 	(void)ibc_boot_close(b);
 	if (rank != 0)

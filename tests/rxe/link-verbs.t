@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/rxe/link-verbs.t - the link suite on verbs beside perftest:
 # `ibchar-link --xport verbs --perftest` writes ibchar rows for every variant
-# and impl=perftest rows (ib_write_lat / ib_write_bw) for the same sizes; the
-# write-lat / write-bw rows are echoed as TAP diagnostics for the notes.
+# and impl=perftest rows for the same sizes (ib_write_lat as
+# write-lat-lastbyte, ib_write_bw as write-bw-stream, one figure: n=1 and no
+# spread); the write rows are echoed as TAP diagnostics for the notes.
 # Skips where no RDMA device has an active port (plain make check).
 # shellcheck source=tests/rxe/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +18,7 @@ if ! command -v ib_write_lat >/dev/null || ! command -v ib_write_bw >/dev/null; 
 	tap_skip_all "perftest (ib_write_lat, ib_write_bw) not installed"
 fi
 
-tap_plan 5
+tap_plan 6
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ibc-link-verbs.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 rc=0
@@ -26,20 +27,27 @@ rc=0
 tap_ok "$rc" "ibchar-link --xport verbs --perftest --sizes $SIZES exits 0" "$OUT/stderr"
 CSV=$OUT/results.csv
 rows() { tail -n +2 "$CSV" 2>/dev/null | grep -c ",link,$1,$2,verbs,"; }
+nv=$("$BIN" --list | grep -c .)
 n=$(rows '[a-z-]*' ibchar)
-[ "$n" -eq $((4 * nsizes)) ]
-tap_ok $? "impl=ibchar rows: 4 variants x $nsizes sizes (got $n)"
+[ "$n" -eq $((nv * nsizes)) ]
+tap_ok $? "impl=ibchar rows: $nv variants x $nsizes sizes (got $n)"
 # perftest calibrates its cycle counter against gettimeofday and gives up on a
 # busy host (a TCG guest on a shared machine), printing zeros; ibchar retries
 # and then skips the point with that reason.  Such a skip is perftest's, not
 # ours: it stands in for a row.  Any other missing row is a failure.
 busy() { grep -c "perftest $1 at [0-9]* bytes skipped after .*(busy host)" "$OUT/stderr"; }
-for v in write-lat write-bw; do
-	n=$(rows $v perftest)
-	b=$(busy $v)
+for v in write-lat-lastbyte:write-lat write-bw-stream:write-bw; do
+	n=$(rows "${v%%:*}" perftest)
+	b=$(busy "${v#*:}")
+	v=${v%%:*}
 	[ $((n + b)) -eq "$nsizes" ]
 	tap_ok $? "impl=perftest $v rows, one per size (got $n, $b skipped: perftest's clock on a busy host)" "$OUT/stderr"
 done
+# a perftest bandwidth row is one figure: no spread, n=1
+bad=$(tail -n +2 "$CSV" 2>/dev/null | grep ',link,write-bw-stream,perftest,' |
+	awk -F, '$14 != "" || $19 != "" || $20 != "" || $NF !~ /(^|;)n=1(;|$)/' | wc -l)
+[ "$bad" -eq 0 ]
+tap_ok $? "perftest write-bw-stream rows leave min/stdev/CI empty and say n=1 ($bad bad)"
 # the medians are positive numbers on every write row
 hdr=$(head -n 1 "$CSV" 2>/dev/null)
 col=$(echo "$hdr" | tr ',' '\n' | grep -nx p50_us | cut -d: -f1)

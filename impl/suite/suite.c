@@ -1,0 +1,551 @@
+/* The suite driver: see suite.h. */
+#include "suite/suite.h"
+
+#include "boot/boot.h"
+#include "core/log.h"
+#include "core/opt.h"
+#include "core/stats.h"
+#include "core/status.h"
+#include "core/timer.h"
+#include "harness/harness.h"
+#include "xport/xport.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_VARIANTS 64
+#define MAX_OPTS 64
+
+static struct ibc_harness_cli cli = IBC_HARNESS_CLI_INIT;
+static int list_only, info_only;
+
+static const struct ibc_opt common_opts[] = {
+	IBC_HARNESS_CLI_OPTS(cli),
+	{ .name = "list", .type = IBC_OPT_FLAG, .dest = &list_only,
+	  .help = "print the variants, one per line, and exit" },
+	{ .name = "info", .type = IBC_OPT_FLAG, .dest = &info_only,
+	  .help = "describe the variants, their needs and tunables, and exit" },
+	IBC_OPT_END
+};
+
+/* ---------------------------------------------------------- faults ---- */
+int ibc_suite_fault(const char *where, int rank, long n)
+{
+	const char *f = getenv("IBC_FAULT");
+	char w[32];
+	int r;
+	long at = 1;
+
+	if (f == NULL || sscanf(f, "%31[^:]:%d:%ld", w, &r, &at) < 2)
+		return IBC_OK;
+	if (strcmp(w, where) != 0 || r != rank || at != n)
+		return IBC_OK;
+	ibc_error("IBC_FAULT: rank %d fails at %s %ld (injected)", rank, where, n);
+	return IBC_ERR_IO;
+}
+
+/* ------------------------------------------------ harness callbacks ---- */
+static int h_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+	int rc;
+
+	o->h = h;
+	o->pt = pt;
+	o->runs = 0;
+	rc = ibc_suite_fault("setup", o->ctx->boot->rank, 1);
+	if (rc == IBC_OK && o->v->setup != NULL)
+		rc = o->v->setup(o);
+	return rc;
+}
+
+static int h_prepare(struct ibc_harness *h, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+
+	o->h = h;
+	return o->v->prepare != NULL ? o->v->prepare(o) : IBC_OK;
+}
+
+static int h_run(struct ibc_harness *h, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+	int rc = ibc_suite_fault("run", o->ctx->boot->rank, ++o->runs);
+
+	o->h = h;
+	return rc == IBC_OK ? o->v->run(o) : rc;
+}
+
+static int h_validate(struct ibc_harness *h, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+
+	o->h = h;
+	return o->v->validate != NULL ? o->v->validate(o) : IBC_OK;
+}
+
+static int counters_read(struct ibc_suite_op *o, uint64_t *vals)
+{
+	memset(vals, 0, sizeof(uint64_t) * IBC_SUITE_MAX_COUNTERS);
+	return o->v->counters_get != NULL ? o->v->counters_get(o, vals) : IBC_OK;
+}
+
+static int h_timed_begin(struct ibc_harness *h, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+
+	o->h = h;
+	return counters_read(o, o->c0);
+}
+
+static int h_timed_end(struct ibc_harness *h, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+
+	o->h = h;
+	return counters_read(o, o->c1);
+}
+
+static int h_progress(struct ibc_harness *h, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+
+	(void)h;
+	return o->ctx->x != NULL ? ibc_xport_progress(o->ctx->x) : IBC_OK;
+}
+
+static int h_teardown(struct ibc_harness *h, void *arg)
+{
+	struct ibc_suite_op *o = arg;
+
+	o->h = h;
+	return o->v->teardown != NULL ? o->v->teardown(o) : IBC_OK;
+}
+
+static size_t append(char *buf, size_t cap, size_t used, const char *text)
+{
+	int w;
+
+	if (text[0] == '\0' || used + 1 >= cap)
+		return used;
+	w = snprintf(buf + used, cap - used, "%s%s", used > 0 ? ";" : "", text);
+	if (w < 0)
+		return used;
+	used += (size_t)w;
+	return used < cap ? used : cap - 1;
+}
+
+/* The back-to-back loop: def.b2b_iters operations with nothing between them
+ * but the clock reads; "paper_us=..;b2b_p50_us=.." into buf. */
+static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
+{
+	struct ibc_boot *b = o->ctx->boot;
+	long k, n = o->ctx->def->b2b_iters;
+	double *t, mine[2], *all = NULL, sum = 0, scale = o->v->scale > 0 ? o->v->scale : 1.0;
+	struct ibc_stats st;
+	int rc, r;
+
+	t = malloc(sizeof(double) * (size_t)n);
+	all = calloc((size_t)b->size * 2, sizeof(double));
+	if (t == NULL || all == NULL) {
+		free(t);
+		free(all);
+		return IBC_ERR_NOMEM;
+	}
+	rc = ibc_harness_sync(o->h);
+	for (k = 0; rc == IBC_OK && k < n; k++) {
+		double t0 = ibc_timer_now_us();
+
+		rc = ibc_suite_fault("b2b", b->rank, k + 1);
+		if (rc == IBC_OK)
+			rc = o->v->run(o);
+		t[k] = ibc_timer_now_us() - t0;
+	}
+	if (rc == IBC_OK) {
+		for (k = 0; k < n; k++)
+			sum += t[k];
+		mine[0] = sum / (double)n;
+		rc = ibc_stats_compute_inplace(t, (size_t)n, &st);
+		mine[1] = st.p50;
+	}
+	if (rc == IBC_OK)
+		rc = ibc_boot_allgather(b, mine, all, sizeof(mine));
+	if (rc == IBC_OK) {
+		double paper = 0, p50 = 0;
+
+		if (o->v->timing == IBC_HARNESS_TIME_ROOT) {
+			paper = all[0];
+			p50 = all[1];
+		} else {
+			for (r = 0; r < b->size; r++) {
+				paper += all[2 * r] / b->size;
+				p50 += all[2 * r + 1] / b->size;
+			}
+		}
+		snprintf(buf, cap, "paper_us=%.4f;b2b_p50_us=%.4f", paper * scale, p50 * scale);
+	} else {
+		ibc_error("suite: %s: the back-to-back loop failed: %s", o->v->name,
+			  ibc_status_str(rc));
+	}
+	free(t);
+	free(all);
+	return rc;
+}
+
+/* The extra phase: the back-to-back loop, the counters of the timed
+ * iterations summed over ranks, the variant's own keys. */
+static int h_extra(struct ibc_harness *h, void *arg, char *buf, size_t cap)
+{
+	struct ibc_suite_op *o = arg;
+	struct ibc_boot *b = o->ctx->boot;
+	uint64_t delta[IBC_SUITE_MAX_COUNTERS], *all = NULL;
+	char part[512];
+	size_t used = 0, nc = 0, i;
+	int rc = IBC_OK, r;
+
+	o->h = h;
+	buf[0] = '\0';
+	if (o->ctx->def->b2b_iters > 0 && !(o->v->flags & IBC_SUITE_V_NO_B2B)) {
+		rc = b2b_loop(o, part, sizeof(part));
+		if (rc != IBC_OK)
+			return rc;
+		used = append(buf, cap, used, part);
+	}
+	while (o->v->counters != NULL && o->v->counters[nc] != NULL && nc < IBC_SUITE_MAX_COUNTERS)
+		nc++;
+	if (nc > 0) {
+		rc = ibc_suite_fault("counters", b->rank, 1);
+		for (i = 0; i < nc; i++)
+			delta[i] = o->c1[i] - o->c0[i];
+		all = calloc((size_t)b->size * nc, sizeof(uint64_t));
+		if (rc == IBC_OK && all == NULL)
+			rc = IBC_ERR_NOMEM;
+		if (rc == IBC_OK)
+			rc = ibc_boot_allgather(b, delta, all, nc * sizeof(uint64_t));
+		if (rc != IBC_OK) {
+			ibc_error("suite: %s: summing the counters failed: %s", o->v->name,
+				  ibc_status_str(rc));
+			free(all);
+			return rc;
+		}
+		for (i = 0; i < nc; i++) {
+			uint64_t sum = 0;
+
+			for (r = 0; r < b->size; r++)
+				sum += all[(size_t)r * nc + i];
+			snprintf(part, sizeof(part), "%s=%llu", o->v->counters[i],
+				 (unsigned long long)sum);
+			used = append(buf, cap, used, part);
+		}
+		free(all);
+	}
+	if (o->v->extra != NULL) {
+		part[0] = '\0';
+		rc = o->v->extra(o, part, sizeof(part));
+		if (rc != IBC_OK)
+			return rc;
+		used = append(buf, cap, used, part);
+	}
+	(void)used;
+	return IBC_OK;
+}
+
+/* ------------------------------------------------------------ driver ---- */
+struct drv {
+	const struct ibc_suite_def *d;
+	const struct ibc_suite_ext *ext;
+	char prog[96];
+	struct ibc_suite_variant vars[MAX_VARIANTS];
+	size_t nvars;
+	struct ibc_suite_ctx ctx;
+	struct ibc_suite_op sops[IBC_SUITE_MAX_OPS];
+	struct ibc_harness_op hops[IBC_SUITE_MAX_OPS];
+	size_t nops;
+};
+
+static void variants_collect(struct drv *v)
+{
+	const struct ibc_suite_def *d = v->d;
+	size_t i;
+
+	v->nvars = 0;
+	for (i = 0; i < d->nvariants && v->nvars < MAX_VARIANTS; i++)
+		v->vars[v->nvars++] = d->variants[i];
+	if (d->variants_fill != NULL)
+		v->nvars += d->variants_fill(v->vars + v->nvars, MAX_VARIANTS - v->nvars);
+	for (i = 0; v->ext != NULL && i < v->ext->nvariants && v->nvars < MAX_VARIANTS; i++)
+		v->vars[v->nvars++] = v->ext->variants[i];
+}
+
+static int name_known(const struct drv *v, const char *name)
+{
+	size_t i;
+
+	if (strcmp(name, "all") == 0)
+		return 1;
+	for (i = 0; i < v->nvars; i++)
+		if (strcmp(v->vars[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* each name once, in table order */
+static void names_print(const struct drv *v, FILE *out, const char *sep)
+{
+	size_t i, j;
+	int n = 0;
+
+	for (i = 0; i < v->nvars; i++) {
+		for (j = 0; j < i && strcmp(v->vars[j].name, v->vars[i].name) != 0; j++)
+			;
+		if (j == i)
+			fprintf(out, "%s%s", n++ ? sep : "", v->vars[i].name);
+	}
+}
+
+static void info_print(const struct drv *v)
+{
+	size_t i;
+
+	if (v->d->info != NULL) {
+		v->d->info(stdout);
+	} else {
+		printf("%s: %s\n\n", v->d->name, v->d->summary);
+		for (i = 0; i < v->nvars && (v->ext == NULL || i < v->nvars - v->ext->nvariants); i++)
+			printf("  %-20s %-8s %s\n", v->vars[i].name,
+			       v->vars[i].impl ? v->vars[i].impl : "ibchar",
+			       v->vars[i].desc ? v->vars[i].desc : "");
+	}
+	for (i = 0; v->ext != NULL && i < v->ext->nvariants; i++)
+		printf("  %-20s %-8s %s\n", v->ext->variants[i].name,
+		       v->ext->variants[i].impl ? v->ext->variants[i].impl : "ibchar",
+		       v->ext->variants[i].desc ? v->ext->variants[i].desc : "");
+}
+
+/* Was name asked for by --variants (not just "all" or nothing)? */
+static int asked_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cli.variants.n; i++)
+		if (strcmp(cli.variants.v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* One harness operation per variant that can run here (per fan-in).  A
+ * variant that cannot is skipped with its reason: at info level while
+ * sweeping defaults, as a warning when --variants named it and nothing of
+ * that name runs. */
+static int ops_build(struct drv *v)
+{
+	struct ibc_suite_ctx *c = &v->ctx;
+	static char skipped[MAX_VARIANTS][256];
+	size_t i, f, j;
+	int rc;
+
+	v->nops = 0;
+	memset(skipped, 0, sizeof(skipped));
+	for (i = 0; i < v->nvars; i++) {
+		const struct ibc_suite_variant *var = &v->vars[i];
+		int fan = (var->flags & IBC_SUITE_V_FANIN) != 0;
+		size_t nf = !fan ? 1 : cli.fanin.n ? cli.fanin.n : v->d->nfanins;
+
+		if (!ibc_harness_cli_wants(&cli, var->name))
+			continue;
+		for (f = 0; f < nf; f++) {
+			long l = !fan ? 0 : cli.fanin.n ? (long)cli.fanin.v[f] : v->d->fanins[f];
+			char why[256] = "", at[32] = "";
+			struct ibc_suite_op *o;
+
+			rc = var->usable != NULL ? var->usable(c, var, l, why, sizeof(why)) : IBC_OK;
+			if (rc == IBC_ERR_UNSUPPORTED) {
+				if (fan)
+					snprintf(at, sizeof(at), " at fan-in %ld", l);
+				snprintf(skipped[i], sizeof(skipped[i]), "%s%s", why[0] ? why : "not supported here", at);
+				if (c->boot->rank == 0)
+					ibc_info("%s: %s%s%s: %s; skipped", v->prog, var->name,
+						 var->impl ? "/" : "", var->impl ? var->impl : "",
+						 skipped[i]);
+				continue;
+			}
+			if (rc != IBC_OK)
+				return rc;
+			if (v->nops == IBC_SUITE_MAX_OPS) {
+				ibc_error("%s: more than %d operations in one run", v->prog,
+					  IBC_SUITE_MAX_OPS);
+				return IBC_ERR_INVAL;
+			}
+			o = &v->sops[v->nops];
+			memset(o, 0, sizeof(*o));
+			o->v = var;
+			o->ctx = c;
+			o->fanin = l;
+			v->hops[v->nops] = (struct ibc_harness_op){
+				.variant = var->name, .impl = var->impl, .fanin = l,
+				.timing = var->timing, .scale = var->scale, .arg = o,
+				.one_figure = (var->flags & IBC_SUITE_V_ONE_FIGURE) != 0,
+				.setup = h_setup, .prepare = var->prepare ? h_prepare : NULL,
+				.run = h_run, .validate = h_validate, .extra = h_extra,
+				.teardown = h_teardown, .timed_begin = h_timed_begin,
+				.timed_end = h_timed_end, .progress = h_progress,
+			};
+			v->nops++;
+		}
+	}
+	/* a name asked for by --variants of which nothing runs: say why */
+	for (i = 0; i < v->nvars && c->boot->rank == 0; i++) {
+		if (skipped[i][0] == '\0' || !asked_by_name(v->vars[i].name))
+			continue;
+		for (j = 0; j < v->nops && strcmp(v->hops[j].variant, v->vars[i].name) != 0; j++)
+			;
+		if (j == v->nops)
+			ibc_warn("%s: %s: %s; skipped", v->prog, v->vars[i].name, skipped[i]);
+	}
+	return IBC_OK;
+}
+
+static int boot_open(struct drv *v, int *argc, char ***argv, struct ibc_boot **out)
+{
+	if (v->ext != NULL && v->ext->boot_open != NULL)
+		return v->ext->boot_open(argc, argv, out);
+	return ibc_harness_cli_boot(&cli, v->d->default_ranks, out);
+}
+
+/* Bench-side checks of the options, before any rank starts. */
+static int options_check(struct drv *v)
+{
+	int n = ibc_harness_cli_nranks(&cli, v->d->default_ranks);
+	size_t i;
+
+	for (i = 0; i < cli.variants.n; i++)
+		if (!name_known(v, cli.variants.v[i])) {
+			fprintf(stderr, "%s: unknown variant '%s' (known: ", v->prog, cli.variants.v[i]);
+			names_print(v, stderr, ", ");
+			fprintf(stderr, ")\n");
+			return IBC_ERR_INVAL;
+		}
+	/* under MPI the launcher decides the rank count */
+	if ((v->ext == NULL || v->ext->boot_open == NULL) &&
+	    (n < v->d->min_ranks || (v->d->max_ranks > 0 && n > v->d->max_ranks))) {
+		if (v->d->max_ranks == v->d->min_ranks)
+			fprintf(stderr, "%s: needs --ranks %d (%d given)\n", v->prog, v->d->min_ranks, n);
+		else
+			fprintf(stderr, "%s: needs %d..%d ranks (%d given)\n", v->prog, v->d->min_ranks,
+				v->d->max_ranks, n);
+		return IBC_ERR_INVAL;
+	}
+	return v->d->check != NULL ? v->d->check(&cli) : IBC_OK;
+}
+
+int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ext, int argc,
+		   char **argv)
+{
+	static struct drv v;
+	static struct ibc_opt opts[MAX_OPTS];
+	struct ibc_opt_spec spec;
+	struct ibc_harness_params p;
+	struct ibc_xport_params xp;
+	struct ibc_boot *boot = NULL;
+	size_t n = 0, i;
+	int rc, rc2;
+
+	memset(&v, 0, sizeof(v));
+	v.d = d;
+	v.ext = ext;
+	snprintf(v.prog, sizeof(v.prog), "%s%s", d->prog, ext && ext->prog_suffix ? ext->prog_suffix : "");
+	ibc_log_init(v.prog);
+	for (i = 0; common_opts[i].name != NULL && n + 1 < MAX_OPTS; i++)
+		opts[n++] = common_opts[i];
+	for (i = 0; d->opts != NULL && d->opts[i].name != NULL && n + 1 < MAX_OPTS; i++)
+		opts[n++] = d->opts[i];
+	opts[n] = (struct ibc_opt)IBC_OPT_END;
+	spec = (struct ibc_opt_spec){ .prog = v.prog, .synopsis = "[OPTIONS]", .summary = d->summary,
+				      .opts = opts };
+	rc = ibc_opt_parse_all(&spec, argc, argv);
+	if (rc != IBC_OK)
+		return rc == IBC_OPT_HELP_SHOWN ? 0 : ibc_status_exit_code(rc);
+	variants_collect(&v);
+	if (list_only) {
+		names_print(&v, stdout, "\n");
+		printf("\n");
+		return 0;
+	}
+	if (info_only) {
+		info_print(&v);
+		return 0;
+	}
+	rc = options_check(&v);
+	if (rc != IBC_OK)
+		return ibc_status_exit_code(rc);
+
+	ibc_harness_params_init(&p);
+	p.suite = d->name;
+	p.kind = d->kind;
+	if (d->sizes != NULL) {
+		for (p.nsizes = 0; p.nsizes < d->nsizes && p.nsizes < IBC_HARNESS_MAX_SIZES; p.nsizes++)
+			p.sizes[p.nsizes] = d->sizes[p.nsizes];
+	}
+	for (i = 0; d->factor_refs != NULL && d->factor_refs[i] != NULL && i < IBC_HARNESS_MAX_REFS; i++)
+		p.factor_refs[i] = d->factor_refs[i];
+	p.nfactor_refs = i;
+	p.mpi_version = ext != NULL ? ext->mpi_version : NULL;
+	ibc_harness_params_argv(&p, argc, argv);
+	rc = ibc_harness_cli_apply(&cli, &p);
+	if (rc != IBC_OK)
+		return ibc_status_exit_code(rc);
+	rc = ibc_timer_init();
+	if (rc == IBC_OK)
+		rc = boot_open(&v, &argc, &argv, &boot);
+	if (rc != IBC_OK)
+		return ibc_status_exit_code(rc);
+	v.ctx = (struct ibc_suite_ctx){ .def = d, .boot = boot, .cli = &cli, .validate = cli.validate };
+
+	/* the transport waits the way the harness will (decided the same way) */
+	p.wait_force = ibc_wait_decide(boot->local_size);
+	if (d->flags & IBC_SUITE_XPORT) {
+		ibc_xport_params_init(&xp);
+		xp.backend = cli.xport;
+		xp.wait = (enum ibc_wait)p.wait_force;
+		if (d->xport_params != NULL)
+			d->xport_params(&xp);
+		rc = ibc_xport_open(boot, &xp, &v.ctx.x);
+		if (rc == IBC_OK && (d->flags & IBC_SUITE_CONNECT))
+			rc = ibc_xport_connect(v.ctx.x, NULL);
+		if (rc != IBC_OK)
+			goto out_close_xport;
+		p.xport = v.ctx.x->caps.backend;
+		p.device = v.ctx.x->caps.device;
+		p.clock_xport = v.ctx.x;
+	}
+	if (d->open != NULL) {
+		rc = d->open(&v.ctx, &v.ctx.state);
+		if (rc != IBC_OK)
+			goto out_close_xport;
+	}
+	rc = ops_build(&v);
+	if (rc == IBC_OK && v.nops == 0) {
+		if (boot->rank == 0)
+			ibc_error("%s: no variant can run here%s%s", v.prog,
+				  v.ctx.x != NULL ? " on transport " : "",
+				  v.ctx.x != NULL ? v.ctx.x->caps.backend : "");
+		rc = IBC_ERR_UNSUPPORTED;
+	}
+	if (rc == IBC_OK && d->params != NULL)
+		d->params(&v.ctx, &p);
+	if (rc == IBC_OK)
+		rc = ibc_harness_run(boot, &p, v.hops, v.nops);
+	if (d->close != NULL)
+		d->close(&v.ctx);
+out_close_xport:
+	if (v.ctx.x != NULL) {
+		rc2 = ibc_xport_close(v.ctx.x);
+		if (rc == IBC_OK)
+			rc = rc2;
+	}
+	rc2 = ibc_boot_close(boot);
+	if (rc == IBC_OK)
+		rc = rc2;
+	return ibc_status_exit_code(rc);
+}

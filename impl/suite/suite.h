@@ -1,0 +1,162 @@
+/* The suite driver: what every bench binary does, written once.  A suite is
+ * a table of variants (and, for a host-MPI build, a second table of the
+ * MPI's variants) plus a main of a few lines:
+ *
+ *   int main(int argc, char **argv)
+ *   {
+ *       return ibc_suite_main(&ibc_barrier_suite, NULL, argc, argv);
+ *   }
+ *
+ * ibc_suite_main parses the shared options (IBC_HARNESS_CLI_OPTS, --sync,
+ * the suite's own, --list, --info), checks them before any rank starts (an
+ * unknown variant, a bad rank count or a suite's own rule exit 2 with a
+ * message), opens the bootstrap (fork / launcher / tcp, or the MPI's), the
+ * transport (--xport), the suite's state, turns every variant that can run
+ * here into harness operations (a fan-in variant once per fan-in; a variant
+ * the transport cannot run is skipped with the reason), runs the harness
+ * and closes everything in order; the exit status is the run's (0, 1 on a
+ * failure, 2 on bad input, 77 when nothing can run here).
+ *
+ * What every row gets on top of the variant's own measurement (extra):
+ *  - paper_us: the back-to-back figure of the papers, def.b2b_iters
+ *    operations run back to back after the timed iterations (no sync step
+ *    between them), the mean time per operation of each rank averaged over
+ *    ranks (rank 0's alone for IBC_HARNESS_TIME_ROOT variants, scaled like
+ *    the samples), and b2b_p50_us, the median operation of that loop (the
+ *    figure perftest calls typical);
+ *  - the variant's counters (names in variant.counters), summed over
+ *    ranks, over the timed iterations only: read just before the first
+ *    and just after the last timed iteration;
+ *  - the variant's own keys (variant.extra).
+ * A failure anywhere, the back-to-back loop and the counters included,
+ * fails the run on every rank at once.
+ *
+ * Fault injection for tests: IBC_FAULT="WHERE:RANK[:N]" makes rank RANK
+ * fail (IBC_ERR_IO) at WHERE = setup, run (the N-th call, default 1), b2b
+ * (the N-th back-to-back operation) or counters. */
+#ifndef IBC_SUITE_SUITE_H
+#define IBC_SUITE_SUITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "harness/harness.h"
+
+struct ibc_boot;
+struct ibc_xport;
+struct ibc_xport_params;
+struct ibc_suite_def;
+struct ibc_suite_variant;
+
+#define IBC_SUITE_MAX_COUNTERS 8
+#define IBC_SUITE_MAX_OPS 64
+
+/* What every callback sees of the run. */
+struct ibc_suite_ctx {
+	const struct ibc_suite_def *def;
+	struct ibc_boot *boot;
+	struct ibc_xport *x;                  /* NULL without IBC_SUITE_XPORT */
+	void *state;                          /* def.open's */
+	const struct ibc_harness_cli *cli;    /* the shared options as parsed */
+	int validate;                         /* --validate */
+};
+
+/* One variant (at one fan-in) as the callbacks see it. */
+struct ibc_suite_op {
+	const struct ibc_suite_variant *v;
+	const struct ibc_suite_ctx *ctx;
+	struct ibc_harness *h;                /* inside callbacks */
+	const struct ibc_harness_point *pt;   /* from setup on */
+	long fanin;                           /* > 0 for fan-in variants */
+	void *inst;                           /* the variant's own state for the point */
+	/* the driver's */
+	uint64_t c0[IBC_SUITE_MAX_COUNTERS], c1[IBC_SUITE_MAX_COUNTERS];
+	long runs;
+};
+
+enum ibc_suite_variant_flags {
+	IBC_SUITE_V_FANIN = 1,   /* one operation per fan-in (--fanin, else def.fanins) */
+	IBC_SUITE_V_NO_B2B = 2,  /* no back-to-back loop (e.g. a bandwidth window) */
+	IBC_SUITE_V_ONE_FIGURE = 4 /* its samples repeat one figure (ibc_harness_op.one_figure) */
+};
+
+struct ibc_suite_variant {
+	const char *name;        /* the variant column; --variants selects by it */
+	const char *impl;        /* the impl column; NULL = "ibchar" */
+	const char *desc;        /* --info */
+	unsigned flags;          /* enum ibc_suite_variant_flags */
+	enum ibc_harness_timing timing;
+	double scale;            /* sample = time * scale (0 = 1) */
+	const void *arg;         /* the variant's constant data */
+	/* IBC_OK when it can run here (at this fan-in), IBC_ERR_UNSUPPORTED with
+	 * the reason in why (the variant is skipped, the reason logged), any
+	 * other error ends the run; optional; on every rank, same answer */
+	int (*usable)(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long fanin,
+		      char *why, size_t cap);
+	/* per point, collective (IBC_ERR_UNSUPPORTED: no row at this point) */
+	int (*setup)(struct ibc_suite_op *o);
+	int (*prepare)(struct ibc_suite_op *o);       /* untimed, before each iteration */
+	int (*run)(struct ibc_suite_op *o);           /* one operation (required) */
+	int (*validate)(struct ibc_suite_op *o);      /* after the timed iterations */
+	/* this rank's cumulative counters, values in the order of counters */
+	const char *const *counters;                  /* NULL-terminated names */
+	int (*counters_get)(struct ibc_suite_op *o, uint64_t *vals);
+	/* the variant's own "k=v;..." keys; collective, rank 0's text counts */
+	int (*extra)(struct ibc_suite_op *o, char *buf, size_t cap);
+	int (*teardown)(struct ibc_suite_op *o);      /* per point, collective */
+};
+
+enum ibc_suite_flags {
+	IBC_SUITE_XPORT = 1,     /* opens the transport of --xport (ctx.x) */
+	IBC_SUITE_CONNECT = 2    /* ... and connects every pair at once */
+};
+
+struct ibc_suite_def {
+	const char *name;        /* the suite column */
+	const char *prog;        /* e.g. "ibchar-barrier" (a host-MPI build adds "-<mpi>") */
+	const char *summary;     /* --help */
+	unsigned flags;          /* enum ibc_suite_flags */
+	enum ibc_harness_kind kind;
+	int min_ranks, max_ranks; /* max 0: any */
+	int default_ranks;
+	const size_t *sizes;     /* default sizes (NULL: one point of 0 bytes) */
+	size_t nsizes;
+	const long *fanins;      /* default fan-ins of fan-in variants */
+	size_t nfanins;
+	const struct ibc_opt *opts;        /* the suite's own options (IBC_OPT_END) or NULL */
+	const char *const *factor_refs;    /* rows get factor_vs_<ref>; NULL-terminated */
+	long b2b_iters;          /* back-to-back operations per row (paper_us); 0: none */
+	const struct ibc_suite_variant *variants; /* the table ... */
+	size_t nvariants;
+	/* ... and variants made from another table (e.g. the barrier
+	 * algorithms), appended after it; returns how many */
+	size_t (*variants_fill)(struct ibc_suite_variant *out, size_t cap);
+	/* the suite's own option rules, before any rank starts (IBC_ERR_INVAL
+	 * after a message); optional */
+	int (*check)(const struct ibc_harness_cli *cli);
+	void (*xport_params)(struct ibc_xport_params *xp);              /* optional */
+	int (*open)(struct ibc_suite_ctx *c, void **state);             /* collective, optional */
+	void (*close)(struct ibc_suite_ctx *c);                         /* optional */
+	void (*params)(struct ibc_suite_ctx *c, struct ibc_harness_params *p); /* optional */
+	void (*info)(FILE *out);                                        /* --info, optional */
+};
+
+/* What a host-MPI build adds to a suite. */
+struct ibc_suite_ext {
+	const char *prog_suffix;  /* "-openmpi" */
+	int (*boot_open)(int *argc, char ***argv, struct ibc_boot **out);
+	const struct ibc_suite_variant *variants;
+	size_t nvariants;
+	const char *mpi_version;  /* meta.csv */
+};
+
+/* The whole bench; returns the process's exit status. */
+int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ext, int argc,
+		   char **argv);
+
+/* The fault injection point WHERE on this rank (n-th time; see above):
+ * IBC_ERR_IO, logged, when IBC_FAULT asks for it, else IBC_OK. */
+int ibc_suite_fault(const char *where, int rank, long n);
+
+#endif

@@ -1,0 +1,271 @@
+/* Window mode and the global clock, on 2 ranks of the fork bootstrap (ranks
+ * that fit this machine's PUs):
+ *  - the clock: one node, checked, a small error bound;
+ *  - an operation of known cost: every rank spins D_r = 100 (r + 1) us, then
+ *    all meet at a shared-memory barrier; the slowest rank's time from the
+ *    common start is max D_r plus the barrier: reported within 10 us
+ *    (p50), and the skew (spread of the exit times) is under 10 us;
+ *  - known cost without a meeting: rank r spins D_r; p50 = max D_r and
+ *    skew = max - min within 5 us;
+ *  - a rank forced to wake late (rank 1 sleeps past the start of every
+ *    sixth timed iteration, W fixed at 2 ms): every one of those iterations
+ *    is dropped and counted (late_iters >= the forced count, and no kept
+ *    iteration shows the ~600 us a late one would), the others still
+ *    measure the cost; an oversleep of the harness's own wait is flagged
+ *    as well, so a few more may be counted;
+ *  - a mutant clock offset (IBC_GCLOCK_MUTANT=1:5): the check fails, --sync
+ *    window is refused, auto falls back to the barrier sync and says why. */
+#include "boot/boot.h"
+#include "core/csv.h"
+#include "core/status.h"
+#include "core/timer.h"
+#include "core/topo.h"
+#include "harness/gclock.h"
+#include "harness/harness.h"
+#include "tap.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ITERS 200
+#define D_US 100.0
+
+/* a sense-reversing barrier in a MAP_SHARED page made before fork */
+struct meet {
+	_Atomic unsigned count, sense;
+};
+static struct meet *meet;
+
+struct op {
+	int mode;        /* 0: spin then meet, 1: spin only, 2: spin, rank 1 late every 6th */
+	long calls, warmup;
+	unsigned sense;
+};
+
+static int o_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg)
+{
+	struct op *o = arg;
+
+	(void)h;
+	o->calls = 0;
+	o->warmup = pt->warmup;
+	return IBC_OK;
+}
+
+static int o_prepare(struct ibc_harness *h, void *arg)
+{
+	struct op *o = arg;
+	long i = o->calls - o->warmup;
+
+	/* rank 1 oversleeps the start of timed iterations 3, 9, 15, ...: it
+	 * enters the wait right after the last operation (~200 us into a 2 ms
+	 * window) and sleeps 2.2 ms, so it is ~400 us late and done with this
+	 * one long before the next start */
+	if (o->mode == 2 && ibc_harness_boot(h)->rank == 1 && i >= 0 && i % 6 == 3)
+		nanosleep(&(struct timespec){ 0, 2200 * 1000 }, NULL);
+	return IBC_OK;
+}
+
+static int o_run(struct ibc_harness *h, void *arg)
+{
+	struct op *o = arg;
+	int r = ibc_harness_boot(h)->rank, n = ibc_harness_boot(h)->size;
+
+	o->calls++;
+	ibc_timer_spin_us(D_US * (r + 1));
+	if (o->mode != 0)
+		return IBC_OK;
+	o->sense ^= 1u;
+	if (atomic_fetch_add(&meet->count, 1) == (unsigned)n - 1) {
+		atomic_store(&meet->count, 0);
+		atomic_store(&meet->sense, o->sense);
+	} else {
+		while (atomic_load(&meet->sense) != o->sense)
+			;
+	}
+	return IBC_OK;
+}
+
+struct result {
+	int rc;
+	double p50, skew, late_iters, window_us, iters, max;
+	char sync[64], why[256], check[256];
+};
+
+static double extra_num(const char *e, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = e; p != NULL && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL)
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=')
+			return strtod(p + kl + 1, NULL);
+	return -1;
+}
+
+static void meta_get(const char *dir, const char *key, char *out, size_t cap)
+{
+	char path[160];
+	struct ibc_csv_table *t;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/meta.csv", dir);
+	if (access(path, R_OK) != 0 || ibc_csv_read(path, &t) != IBC_OK)
+		return;
+	for (size_t r = 1; r < t->nrows; r++)
+		if (strcmp(t->cells[r * t->ncols], key) == 0)
+			snprintf(out, cap, "%s", t->cells[r * t->ncols + 1]);
+	ibc_csv_table_free(t);
+}
+
+/* one job of 2 ranks; rank 0 returns with *res filled, the child exits */
+static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, struct result *res)
+{
+	static struct op o;
+	const struct ibc_harness_op op = { .variant = "op", .arg = &o, .setup = o_setup,
+					   .prepare = o_prepare, .run = o_run };
+	struct ibc_harness_params p;
+	struct ibc_csv_table *t = NULL;
+	char dir[64] = "/tmp/ibc-win-XXXXXX", path[128];
+	struct ibc_boot *b;
+	int rc, rank;
+
+	memset(res, 0, sizeof(*res));
+	memset(&o, 0, sizeof(o));
+	o.mode = mode;
+	atomic_store(&meet->count, 0);
+	atomic_store(&meet->sense, 0);
+	rc = ibc_boot_fork_open(2, &b);
+	if (rc != IBC_OK) {
+		res->rc = rc;
+		return;
+	}
+	rank = b->rank;
+	if (rank == 0 && mkdtemp(dir) == NULL)
+		dir[0] = '\0';
+	ibc_boot_bcast(b, dir, sizeof(dir), 0);
+	ibc_harness_params_init(&p);
+	p.suite = "harness-window";
+	p.out_dir = dir;
+	p.iters = ITERS;
+	p.warmup = 10;
+	p.sync_mode = sync;
+	p.window_us = window_us;
+	p.print_rows = 0;
+	p.progress = 0;
+	p.probe = NULL;
+	rc = ibc_harness_run(b, &p, &op, 1);
+	if (ibc_boot_close(b) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_REMOTE;
+	if (rank != 0)
+		exit(0);
+	res->rc = rc;
+	meta_get(dir, "sync", res->sync, sizeof(res->sync));
+	meta_get(dir, "sync_why", res->why, sizeof(res->why));
+	meta_get(dir, "clock_check", res->check, sizeof(res->check));
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (rc == IBC_OK && ibc_csv_read(path, &t) == IBC_OK && t->nrows == 2) {
+		const char *e = ibc_csv_cell(t, 0, "extra");
+
+		res->p50 = strtod(ibc_csv_cell(t, 0, "p50_us"), NULL);
+		res->skew = strtod(ibc_csv_cell(t, 0, "skew_us"), NULL);
+		res->iters = strtod(ibc_csv_cell(t, 0, "iters"), NULL);
+		res->max = strtod(ibc_csv_cell(t, 0, "max_us"), NULL);
+		res->late_iters = extra_num(e, "late_iters");
+		res->window_us = extra_num(e, "window_us");
+		tap_diag("mode %d sync %s: p50 %.3f skew %.3f iters %.0f extra %s", mode, res->sync,
+			 res->p50, res->skew, res->iters, e);
+	}
+	if (t != NULL)
+		ibc_csv_table_free(t);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/meta.csv", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void clock_job(void)
+{
+	struct ibc_boot *b;
+	struct ibc_gclock g;
+	int rc = ibc_boot_fork_open(2, &b), rank;
+
+	if (rc != IBC_OK) {
+		tap_skip(3, "no job");
+		return;
+	}
+	rank = b->rank;
+	rc = ibc_gclock_sync(b, NULL, IBC_WAIT_SPIN, &g);
+	ibc_boot_close(b);
+	if (rank != 0)
+		exit(0);
+	tap_is_int(rc, IBC_OK, "gclock: sync on one node");
+	tap_ok(g.ok, "gclock: the check passes (%s; %s)", g.method, g.ok ? "ok" : g.why);
+	tap_ok(g.err_us >= 0 && g.err_us < 50, "gclock: error bound %.3f us (round trip %.3f us)",
+	       g.err_us, g.rtt_us);
+}
+
+int main(void)
+{
+	struct ibc_topo_info ti;
+	struct result r;
+
+	tap_plan_none();
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	if (ibc_topo_query(&ti) != IBC_OK || ti.allowed_pus < 2)
+		tap_skip_all("window mode needs 2 PUs for 2 ranks");
+	meet = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (meet == MAP_FAILED)
+		tap_bail_out("mmap");
+
+	clock_job();
+
+	job(0, IBC_HARNESS_SYNC_WINDOW, 0, &r);
+	tap_is_int(r.rc, IBC_OK, "spin + meet, window: run succeeds");
+	tap_is_str(r.sync, "window", "... meta.csv says sync window");
+	tap_ok(fabs(r.p50 - 2 * D_US) < 10, "... p50 %.3f us = max D_r %.0f us within 10 us", r.p50,
+	       2 * D_US);
+	tap_ok(r.skew >= 0 && r.skew < 10, "... skew (spread of the exits) %.3f us < 10 us", r.skew);
+	tap_ok(r.iters + r.late_iters == ITERS, "... iters %.0f + late_iters %.0f = %d", r.iters,
+	       r.late_iters, ITERS);
+
+	job(0, IBC_HARNESS_SYNC_BARRIER, 0, &r);
+	tap_is_int(r.rc, IBC_OK, "spin + meet, barrier sync: run succeeds");
+	tap_ok(strcmp(r.sync, "node-shm-barrier") == 0 && fabs(r.p50 - 2 * D_US) < 10,
+	       "... on the node's shared-memory barrier (%s): p50 %.3f us", r.sync, r.p50);
+
+	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
+	tap_is_int(r.rc, IBC_OK, "spin only, window: run succeeds");
+	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... p50 %.3f us = max D_r within 5 us", r.p50);
+	tap_ok(fabs(r.skew - D_US) < 5, "... skew %.3f us = max - min of D_r within 5 us", r.skew);
+
+	job(2, IBC_HARNESS_SYNC_WINDOW, 2000, &r);
+	tap_is_int(r.rc, IBC_OK, "rank 1 wakes late every 6th iteration: run succeeds");
+	tap_ok(r.window_us == 2000, "... W fixed at %.0f us", r.window_us);
+	tap_ok(r.late_iters >= ITERS / 6 && r.late_iters <= ITERS / 6 + ITERS / 10,
+	       "... the late iterations are flagged and dropped: late_iters %.0f (%d forced)",
+	       r.late_iters, ITERS / 6);
+	tap_ok(r.max < 450, "... none of them is in the statistics: max %.3f us < 450", r.max);
+	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... the others still measure the cost: p50 %.3f us",
+	       r.p50);
+
+	setenv("IBC_GCLOCK_MUTANT", "1:5", 1);
+	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
+	tap_ok(r.rc == IBC_ERR_UNSUPPORTED, "mutant clock offset (rank 1, +5 us): --sync window "
+	       "refused (%s)", ibc_status_str(r.rc));
+	job(1, IBC_HARNESS_SYNC_AUTO, 0, &r);
+	tap_is_int(r.rc, IBC_OK, "... auto runs");
+	tap_ok(strcmp(r.sync, "window") != 0 && strstr(r.why, "clock check failed") != NULL &&
+	       strstr(r.why, "rank 1") != NULL,
+	       "... on the barrier sync (%s), saying why (%s)", r.sync, r.why);
+	tap_ok(strstr(r.check, "clock check failed") != NULL, "... clock_check in meta.csv: %s",
+	       r.check);
+	unsetenv("IBC_GCLOCK_MUTANT");
+	return tap_done();
+}
