@@ -296,18 +296,11 @@ int ibc_barrier_fanin(const struct ibc_barrier *b)
 	return b->fanin;
 }
 
-static void counters_add_drops(struct ibc_barrier *b, struct ibc_barrier_counters *c)
-{
-	struct ibc_xport_stats st;
-
-	if ((b->alg->needs & IBC_BARRIER_NEEDS_MULTICAST) && ibc_xport_stats_get(b->x, &st) == 0)
-		c->mcast_drops = st.mcast_dropped;
-}
-
 void ibc_barrier_counters_get(struct ibc_barrier *b, struct ibc_barrier_counters *out)
 {
+	if (b->alg->counters)
+		b->alg->counters(b);
 	*out = b->cnt;
-	counters_add_drops(b, out);
 }
 
 int ibc_barrier_counters_sum(struct ibc_barrier *b, struct ibc_barrier_counters *out)

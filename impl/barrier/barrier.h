@@ -68,7 +68,7 @@ struct ibc_barrier_params {
 	 * below N when N <= 7.  An explicit value is never adjusted. */
 	int fanin;
 	/* RGM: a receiver still waiting for the release after this long
-	 * sends a NAK to the root (and after two unanswered NAKs reads the
+	 * sends a NAK to the root (and after 8 unanswered NAKs reads the
 	 * root's release word directly); microseconds, > 0. */
 	double timeout_us;
 	/* Every algorithm: give up waiting after this long (IBC_ERR_TIMEOUT,
@@ -85,7 +85,8 @@ struct ibc_barrier_counters {
 	uint64_t retransmits;  /* RGM: release datagrams the root sent again */
 	uint64_t duplicates;   /* RGM: release datagrams received and discarded */
 	uint64_t pulls;        /* RGM: releases learnt by reading the root's word */
-	uint64_t mcast_drops;  /* injected multicast losses (transport stats) */
+	uint64_t mcast_drops;  /* RGM: release datagrams this instance's members
+				  discarded by drop injection (its own group's count) */
 };
 
 struct ibc_barrier_alg {
@@ -97,6 +98,7 @@ struct ibc_barrier_alg {
 	int (*setup)(struct ibc_barrier *b);      /* collective, at the first barrier */
 	int (*run)(struct ibc_barrier *b, uint64_t id);
 	int (*teardown)(struct ibc_barrier *b);   /* collective, before resources go */
+	void (*counters)(struct ibc_barrier *b);  /* optional: refresh b's counters */
 	size_t priv_size;
 };
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BARRIER_PROGRESS_EVERY 64 /* polls between progress calls (a power of 2) */
+
 static int shared_attach(struct ibc_barrier *b);
 
 void ibc_barrier_waiter_init(struct ibc_barrier_waiter *w)
@@ -23,6 +25,13 @@ int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
 			    const char *what, int peer)
 {
 	ibc_wait_relax(b->x->wait, &w->polls);
+	/* the transport's progress hooks run wherever a barrier waits */
+	if ((w->polls & (BARRIER_PROGRESS_EVERY - 1)) == 0) {
+		int rc = ibc_xport_progress(b->x);
+
+		if (rc)
+			return rc;
+	}
 	/* the clock is read rarely: every 64 polls once yielding, every 4096 spinning */
 	if ((w->polls & ((b->x->wait == IBC_WAIT_SPIN_YIELD &&
 			  w->polls > IBC_WAIT_SPIN_POLLS) ? 63 : 4095)) == 0) {

@@ -52,6 +52,8 @@ struct rslot {
 	int32_t next_free;    /* free-list link, -1 ends */
 	uint8_t mcast;
 	uint8_t used;
+	uint8_t nsge;         /* mcast with drop injection: the scatter list kept ... */
+	struct ibv_sge *sge;  /* ... to post the buffer again when a datagram is dropped */
 };
 
 struct vmr {                  /* behind ibc_xport_mr.priv */
@@ -104,6 +106,7 @@ struct vctx {
 	uint32_t rcap;
 
 	struct ibc_xport_stats st;
+	uint64_t rng;         /* drop injection (params.mcast_drop), seeded per rank */
 };
 
 static inline struct vctx *vctx_of(struct ibc_xport *x)

@@ -68,6 +68,27 @@ uint32_t ibc_xport_mcast_id_from_name(const char *name)
 	return h;
 }
 
+uint64_t ibc_xport_drop_seed(const struct ibc_xport *x)
+{
+	uint64_t s = (x->params.drop_seed + 1) * 0x9E3779B97F4A7C15ull ^
+		     ((uint64_t)(x->rank + 1) * 0xD1B54A32D192ED03ull);
+
+	return s != 0 ? s : 1;
+}
+
+int ibc_xport_drop_draw(uint64_t *rng, double p)
+{
+	uint64_t v = *rng;
+
+	if (p <= 0)
+		return 0;
+	v ^= v >> 12;
+	v ^= v << 25;
+	v ^= v >> 27;
+	*rng = v;
+	return (double)((v * 0x2545F4914F6CDD1Dull) >> 11) * (1.0 / 9007199254740992.0) < p;
+}
+
 static char unsupported_why[256];
 
 const char *ibc_xport_unsupported_reason(void)
@@ -280,7 +301,39 @@ int ibc_xport_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc 
 
 int ibc_xport_progress(struct ibc_xport *x)
 {
-	return x->ops->progress(x);
+	int rc = x->ops->progress(x), i;
+
+	if (rc != IBC_OK || x->nhooks == 0 || x->in_hook)
+		return rc;
+	x->in_hook = 1;
+	for (i = 0; i < x->nhooks && rc == IBC_OK; i++)
+		rc = x->hooks[i].fn(x->hooks[i].arg);
+	x->in_hook = 0;
+	return rc;
+}
+
+int ibc_xport_progress_hook_add(struct ibc_xport *x, int (*fn)(void *arg), void *arg)
+{
+	if (x->nhooks == IBC_XPORT_MAX_HOOKS) {
+		ibc_error("xport: more than %d progress hooks", IBC_XPORT_MAX_HOOKS);
+		return IBC_ERR_NOMEM;
+	}
+	x->hooks[x->nhooks].fn = fn;
+	x->hooks[x->nhooks].arg = arg;
+	x->nhooks++;
+	return IBC_OK;
+}
+
+void ibc_xport_progress_hook_remove(struct ibc_xport *x, int (*fn)(void *arg), void *arg)
+{
+	int i;
+
+	for (i = 0; i < x->nhooks; i++) {
+		if (x->hooks[i].fn != fn || x->hooks[i].arg != arg)
+			continue;
+		x->hooks[i] = x->hooks[--x->nhooks];
+		return;
+	}
 }
 
 int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ibc_xport_wc *wc)

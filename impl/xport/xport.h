@@ -76,9 +76,10 @@ struct ibc_xport_params {
 	uint32_t max_sge;        /* gather list length wanted (default 16) */
 	enum ibc_xport_conn_mode conn;     /* default RC */
 	enum ibc_wait wait; /* default SPIN; the harness sets it */
-	/* shm only: drop injection (probability in [0,1], seeded per rank from seed) */
-	double mcast_drop;       /* probability a multicast datagram is lost per receiver */
-	double p2p_drop;         /* probability a two-sided SEND is lost (default 0) */
+	/* drop injection (probability in [0,1], seeded per rank from seed) */
+	double mcast_drop;       /* a member discards a multicast datagram it would have
+				    received (shm and verbs) */
+	double p2p_drop;         /* a two-sided SEND is lost (shm only; default 0) */
 	uint64_t drop_seed;
 };
 
@@ -102,10 +103,12 @@ struct ibc_xport_caps {
 	int xrc;                        /* IBC_XPORT_CONN_XRC usable */
 	int srq;                        /* IBC_XPORT_PEER_ANY receives */
 	int user_mem;                   /* mr_reg of arbitrary user memory is remote-accessible */
-	int drop_injection;             /* mcast_drop / p2p_drop honoured */
+	int drop_injection;             /* mcast_drop honoured (shm: p2p_drop too) */
 };
 
 /* ---------------------------------------------------------- instance ---- */
+
+#define IBC_XPORT_MAX_HOOKS 8
 
 struct ibc_xport {
 	const struct ibc_xport_ops *ops;
@@ -117,6 +120,10 @@ struct ibc_xport {
 	char backend_buf[16], device_buf[IBC_XPORT_NAME_MAX];
 	int connected;                     /* set by connect */
 	void *priv;                        /* backend state */
+	/* progress hooks (ibc_xport_progress_hook_add) */
+	struct { int (*fn)(void *arg); void *arg; } hooks[IBC_XPORT_MAX_HOOKS];
+	int nhooks;
+	int in_hook;
 };
 
 /* Opens an instance.  Collective over boot (every rank calls it with the same params;
@@ -283,8 +290,18 @@ int ibc_xport_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc 
 /* Polls until one completion arrives on cq or timeout_ns passes (< 0: no timeout,
  * IBC_ERR_TIMEOUT on expiry); uses x->wait between polls. */
 int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ibc_xport_wc *wc);
-/* Makes pending work progress (shm: sends waiting for a receive); cheap no-op on verbs. */
+/* Makes pending work progress (shm: sends waiting for a receive; verbs:
+ * nothing), then runs the progress hooks.  Every wait of ibchar on x calls
+ * it now and then (ibc_xport_wait_u64, the barrier waits, the harness while
+ * it waits through the suite driver), so a hook runs wherever this process
+ * waits: e.g. RGM's root answers a NAK while it waits in another barrier or
+ * in the harness's sync step. */
 int ibc_xport_progress(struct ibc_xport *x);
+/* Adds fn(arg) to x's progress hooks (at most IBC_XPORT_MAX_HOOKS); a hook is
+ * not re-entered from inside itself; a non-OK return ends the wait that
+ * called ibc_xport_progress with that status.  Remove it before arg goes. */
+int ibc_xport_progress_hook_add(struct ibc_xport *x, int (*fn)(void *arg), void *arg);
+void ibc_xport_progress_hook_remove(struct ibc_xport *x, int (*fn)(void *arg), void *arg);
 
 /* ------------------------------------------------------- multicast ------ */
 
@@ -292,6 +309,8 @@ struct ibc_xport_mcast {
 	uint32_t id;                /* group id (from name when name != NULL) */
 	uint32_t mtu;               /* largest datagram */
 	char name[IBC_XPORT_NAME_MAX];
+	uint64_t dropped;           /* datagrams of this group this member discarded by
+				       params.mcast_drop (counted per member, per group) */
 	void *priv;
 };
 
@@ -332,7 +351,8 @@ struct ibc_xport_stats {
 	uint64_t mr_bytes;
 	uint64_t posted;         /* work requests posted */
 	uint64_t post_calls;     /* post calls (post list vs single post) */
-	uint64_t mcast_dropped;  /* injected multicast losses seen by this process */
+	uint64_t mcast_dropped;  /* injected multicast losses of this process's receives */
+	uint64_t mcast_overrun;  /* shm: datagrams a member was too slow to read (lost) */
 	uint64_t p2p_dropped;    /* injected two-sided losses caused by this process */
 	uint64_t rnr_waits;      /* shm: sends that had to wait for a receive */
 };
@@ -376,6 +396,11 @@ extern const struct ibc_xport_ops ibc_xport_verbs_ops;
  * decide; tests print it in their skip lines. */
 const char *ibc_xport_unsupported_reason(void);
 void ibc_xport_unsupported_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* For backends: drop injection's random numbers, one stream per rank seeded
+ * from params.drop_seed; draw returns 1 with probability p. */
+uint64_t ibc_xport_drop_seed(const struct ibc_xport *x);
+int ibc_xport_drop_draw(uint64_t *rng, double p);
 
 /* The backend table by name ("shm", "verbs"); NULL if unknown or not built. */
 const struct ibc_xport_ops *ibc_xport_backend_find(const char *name);

@@ -11,6 +11,17 @@
  *     a sender claims the next one (CAS on claim), copies into it, fills in the
  *     completion and publishes it with a release store of done = seq + 1; the
  *     owner reports completions in ring order.
+ * Multicast is one publish, as on a fabric with hardware multicast: a group is
+ * a ring of SHM_GROUP_DEPTH datagram slots in its own segment
+ * ("<prefix>-g<id>", made by the first member to join, unlinked at close);
+ * a sender claims the next datagram number (fetch-add), copies the payload
+ * into its slot once and publishes it (seq = number + 1, release), whatever
+ * the number of members.  Each member reads the ring from where it joined,
+ * at its own pace (in cq_poll), into its posted receives; a member that
+ * falls SHM_GROUP_DEPTH datagrams behind loses the overwritten ones (counted
+ * as mcast_overrun), as a UD receiver without buffers would.  mcast_drop
+ * makes the member discard a datagram it reads (seeded), counted in the
+ * group's and the process's drop counters.
  * mr_alloc memory lives in its own segment, mapped lazily by peers through
  * /proc/<owner>/fd/<fd> (the name is unlinked right after creation); when /proc
  * cannot be used, by name (then the name lives until dereg/close).  An RDMA write
@@ -49,6 +60,8 @@
 #define SHM_MR_IDX_MASK ((1u << SHM_MR_IDX_BITS) - 1)
 #define SHM_MCAST_SLOTS 8
 #define SHM_MCAST_MTU 4096
+#define SHM_GROUP_DEPTH 1024 /* datagrams a group holds (4 MiB of slots) */
+#define SHM_GROUP_MAGIC 0x67636269u /* "ibcg" */
 #define SHM_INLINE_MAX 1024
 #define SHM_MAX_MSG (1ull << 31)
 #define SHM_NAME_MAX 64
@@ -161,8 +174,6 @@ struct shm_ctl {
 	uint32_t salt;
 	uint64_t total_len;
 	uint64_t ring_off, ring_stride;
-	/* (group id << 32) | 1 while joined, 0 when free */
-	_Alignas(CL) _Atomic uint64_t groups[SHM_MCAST_SLOTS];
 	_Alignas(CL) struct shm_mr_ent mrs[SHM_MR_MAX];
 };
 
@@ -200,9 +211,29 @@ struct own_mr {
 	char name[SHM_NAME_MAX];
 };
 
+/* a group's datagram ring (its own segment) */
+struct grp_slot {
+	_Alignas(CL) _Atomic uint64_t seq;  /* number + 1 once the datagram is in */
+	uint32_t len;
+	int32_t src;
+	unsigned char data[SHM_MCAST_MTU];
+};
+
+struct grp_seg {
+	_Atomic uint32_t magic;              /* set last by the creator */
+	uint32_t id, depth, mtu;
+	_Alignas(CL) _Atomic uint64_t head;  /* next datagram number */
+	_Alignas(CL) struct grp_slot slots[SHM_GROUP_DEPTH];
+};
+
 struct group {
 	struct ibc_xport_mcast pub;
-	int slot;
+	int slot;                 /* its receive ring in this process's control segment */
+	struct grp_seg *seg;
+	uint64_t cursor;          /* the next datagram number to read */
+	int created;              /* this process made the segment (unlinks it at close) */
+	char segname[SHM_NAME_MAX];
+	unsigned char bounce[SHM_MCAST_MTU];
 };
 
 struct shm {
@@ -217,6 +248,8 @@ struct shm {
 	uint32_t gen[SHM_MR_MAX];
 	uint32_t seg_seq;
 	struct group *groups[SHM_MCAST_SLOTS];
+	char (*gone)[SHM_NAME_MAX]; /* segments of left groups this process made */
+	size_t ngone, gone_cap;
 	uint64_t rng;
 	/* send completion queue (grows; never overflows) */
 	struct ibc_xport_wc *scq;
@@ -254,21 +287,9 @@ static size_t ring_group(const struct shm_ctl *c, int slot)
 	return c->size + 1 + (size_t)slot;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
 static int rng_drop(struct shm *st, double p)
 {
-	if (p <= 0)
-		return 0;
-	return (double)(rng_next(&st->rng) >> 11) * (1.0 / 9007199254740992.0) < p;
+	return ibc_xport_drop_draw(&st->rng, p);
 }
 
 static int scq_push(struct shm *st, const struct ibc_xport_wc *wc)
@@ -735,38 +756,84 @@ static struct shm_slot *claim_p2p(struct shm *st, int peer, uint64_t *seq)
 
 enum { EXEC_DONE = 0, EXEC_RNR = 1 };
 
+/* One publish into the group's ring, whatever the number of members. */
 static int exec_mcast(struct shm *st, struct ibc_xport *x, const struct ibc_xport_wr *wr)
 {
 	struct iovec iov[IBC_XPORT_MAX_SGE];
 	struct group *g = wr->mcast->priv;
-	uint64_t want = ((uint64_t)g->pub.id << 32) | 1;
-	uint64_t total;
+	struct grp_slot *slot;
+	uint64_t total, n;
+	unsigned char *d;
 	int r = local_iov(st, wr, 0, iov, &total);
 
 	if (r != RS_OK)
 		return complete_send(st, wr, r, 0);
-	for (int p = 0; p < x->size; p++) {
-		struct shm_ctl *c;
-		if (p == x->rank)
-			continue;
-		c = st->peers[p].ctl;
-		for (int s = 0; s < SHM_MCAST_SLOTS; s++) {
-			uint64_t seq;
-			struct shm_slot *slot;
-			if (atomic_load_explicit(&c->groups[s], memory_order_acquire) != want)
-				continue;
-			if (rng_drop(st, x->params.mcast_drop)) {
-				st->stats.mcast_dropped++;
-				continue;
-			}
-			slot = ring_claim(ring_at(c, ring_group(c, s)), &seq);
-			if (slot == NULL)
-				continue; /* no buffer: lost, as on UD */
-			(void)deliver(st, p, slot, seq, iov, wr->num_sge, total,
-				      IBC_XPORT_OP_MCAST_RECV, 0, 0);
-		}
+	n = atomic_fetch_add_explicit(&g->seg->head, 1, memory_order_acq_rel);
+	slot = &g->seg->slots[n % SHM_GROUP_DEPTH];
+	/* readers of the slot's previous lap see it change under them */
+	atomic_store_explicit(&slot->seq, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	d = slot->data;
+	for (int i = 0; i < wr->num_sge; i++) {
+		memcpy(d, iov[i].iov_base, iov[i].iov_len);
+		d += iov[i].iov_len;
 	}
+	slot->len = (uint32_t)total;
+	slot->src = x->rank;
+	atomic_store_explicit(&slot->seq, n + 1, memory_order_release);
 	return complete_send(st, wr, RS_OK, (uint32_t)total);
+}
+
+/* A member reads the datagrams published since its cursor into its posted
+ * receives (in order; a datagram waits in the ring for a receive buffer). */
+static void group_pull(struct shm *st, struct ibc_xport *x, struct group *g)
+{
+	struct shm_ring *rr = ring_at(st->me, ring_group(st->me, g->slot));
+
+	for (;;) {
+		struct grp_slot *gs = &g->seg->slots[g->cursor % SHM_GROUP_DEPTH];
+		uint64_t v = atomic_load_explicit(&gs->seq, memory_order_acquire), seq;
+		struct shm_slot *rs;
+		struct iovec iov;
+		uint32_t len;
+		int src;
+
+		if (v > g->cursor + 1) {
+			/* overwritten: this member fell a whole ring behind */
+			st->stats.mcast_overrun += v - 1 - g->cursor;
+			ibc_debug("shm: group %#x: %llu datagrams overwritten before this member read them",
+				  g->pub.id, (unsigned long long)(v - 1 - g->cursor));
+			g->cursor = v - 1;
+			continue;
+		}
+		if (v != g->cursor + 1)
+			return; /* nothing new (or being written) */
+		len = gs->len;
+		src = gs->src;
+		if (len > SHM_MCAST_MTU)
+			len = SHM_MCAST_MTU;
+		memcpy(g->bounce, gs->data, len);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&gs->seq, memory_order_relaxed) != v)
+			continue; /* overwritten while copied: the check above counts it */
+		if (src == x->rank && !x->caps.mcast_loopback) {
+			g->cursor++;
+			continue;
+		}
+		if (rng_drop(st, x->params.mcast_drop)) {
+			g->pub.dropped++;
+			st->stats.mcast_dropped++;
+			g->cursor++;
+			continue;
+		}
+		rs = ring_claim(rr, &seq);
+		if (rs == NULL)
+			return; /* no receive posted yet: it waits in the ring */
+		iov.iov_base = g->bounce;
+		iov.iov_len = len;
+		(void)deliver(st, x->rank, rs, seq, &iov, 1, len, IBC_XPORT_OP_MCAST_RECV, 0, 0);
+		g->cursor++;
+	}
 }
 
 static int exec_wr(struct shm *st, struct ibc_xport *x, const struct ibc_xport_wr *wr,
@@ -1126,6 +1193,10 @@ static int shm_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc
 	}
 	if ((cq & IBC_XPORT_CQ_RECV) && got < max) {
 		size_t nr = (size_t)x->size + 1 + SHM_MCAST_SLOTS;
+
+		for (int g = 0; g < SHM_MCAST_SLOTS; g++)
+			if (st->groups[g] != NULL)
+				group_pull(st, x, st->groups[g]);
 		size_t start = st->rr++ % nr;
 		for (size_t k = 0; k < nr && got < max; k++) {
 			size_t i = (start + k) % nr;
@@ -1297,12 +1368,72 @@ static int shm_mr_dereg(struct ibc_xport *x, struct ibc_xport_mr *mr)
 
 /* ---------------------------------------------------- multicast ------- */
 
+/* Maps the group's segment, making it when this process is the first. */
+static int group_map(struct shm *st, struct group *g)
+{
+	size_t len = sizeof(struct grp_seg);
+	int fd, tries;
+	struct stat sb;
+	void *m;
+
+	snprintf(g->segname, sizeof(g->segname), "%s-g%08x", st->prefix, g->pub.id);
+	fd = shm_open(g->segname, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0) {
+		g->created = 1;
+		if (ftruncate(fd, (off_t)len) != 0) {
+			ibc_error("shm: ftruncate(%s): %s", g->segname, strerror(errno));
+			close(fd);
+			shm_unlink(g->segname);
+			return IBC_ERR_SYS;
+		}
+	} else if (errno == EEXIST) {
+		fd = shm_open(g->segname, O_RDWR, 0600);
+	}
+	if (fd < 0) {
+		ibc_error("shm: shm_open(%s): %s", g->segname, strerror(errno));
+		return IBC_ERR_SYS;
+	}
+	/* a member that joins while the creator sizes it waits for the size */
+	for (tries = 0; fstat(fd, &sb) == 0 && (size_t)sb.st_size < len && tries < 10000; tries++)
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	if ((size_t)sb.st_size < len) {
+		ibc_error("shm: group segment %s never got its size", g->segname);
+		close(fd);
+		return IBC_ERR_SYS;
+	}
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		ibc_error("shm: mmap(%s): %s", g->segname, strerror(errno));
+		return IBC_ERR_SYS;
+	}
+	g->seg = m;
+	if (g->created) {
+		g->seg->id = g->pub.id;
+		g->seg->depth = SHM_GROUP_DEPTH;
+		g->seg->mtu = SHM_MCAST_MTU;
+		atomic_store_explicit(&g->seg->magic, SHM_GROUP_MAGIC, memory_order_release);
+	}
+	for (tries = 0; atomic_load_explicit(&g->seg->magic, memory_order_acquire) != SHM_GROUP_MAGIC &&
+			tries < 10000; tries++)
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	if (atomic_load_explicit(&g->seg->magic, memory_order_acquire) != SHM_GROUP_MAGIC ||
+	    g->seg->id != g->pub.id) {
+		ibc_error("shm: group segment %s is not group %#x's", g->segname, g->pub.id);
+		munmap(g->seg, len);
+		g->seg = NULL;
+		return IBC_ERR_PROTO;
+	}
+	g->cursor = atomic_load_explicit(&g->seg->head, memory_order_acquire);
+	return IBC_OK;
+}
+
 static int shm_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,
 			  struct ibc_xport_mcast **out)
 {
 	struct shm *st = st_of(x);
 	struct group *g;
-	int slot = -1;
+	int slot = -1, rc;
 
 	if (name != NULL)
 		id = ibc_xport_mcast_id_from_name(name);
@@ -1331,40 +1462,50 @@ static int shm_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,
 	else
 		snprintf(g->pub.name, sizeof(g->pub.name), "id:%u", id);
 	g->pub.priv = g;
+	rc = group_map(st, g);
+	if (rc != IBC_OK) {
+		free(g);
+		return rc;
+	}
+	/* the slot's receive ring starts empty */
+	{
+		struct shm_ring *r = ring_at(st->me, ring_group(st->me, slot));
+		uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+
+		atomic_store_explicit(&r->claim, h, memory_order_relaxed);
+		r->tail = h;
+	}
 	st->groups[slot] = g;
-	atomic_store_explicit(&st->me->groups[slot], ((uint64_t)id << 32) | 1,
-			      memory_order_release);
 	*out = &g->pub;
 	return IBC_OK;
 }
 
-/* Leaves: stops new deliveries, takes back unused receives, waits for
- * deliveries in flight, drops unreported completions. */
-static void group_drain(struct shm *st, int slot)
+/* Leaves: posted receives are dropped unreported, the segment unmapped (its
+ * name stays until close when this process made it: others may join later). */
+static void group_release(struct shm *st, struct group *g)
 {
-	struct shm_ring *r = ring_at(st->me, ring_group(st->me, slot));
+	struct shm_ring *r = ring_at(st->me, ring_group(st->me, g->slot));
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-	uint64_t c = atomic_load_explicit(&r->claim, memory_order_relaxed);
-	struct timespec ts = { 0, 100000 };
-	int spins = 0;
 
-	atomic_store_explicit(&st->me->groups[slot], 0, memory_order_release);
-	while (c < h && !atomic_compare_exchange_weak_explicit(&r->claim, &c, h,
-							       memory_order_acq_rel,
-							       memory_order_relaxed))
-		;
-	if (c > h)
-		c = h;
-	/* claims below c belong to senders: wait (bounded) until they are filled */
-	for (uint64_t t = r->tail; t < c; t++) {
-		struct shm_slot *s = &r->slots[t % r->depth];
-		while (atomic_load_explicit(&s->done, memory_order_acquire) != t + 1 &&
-		       spins < 20000) {
-			nanosleep(&ts, NULL);
-			spins++;
+	atomic_store_explicit(&r->claim, h, memory_order_relaxed);
+	r->tail = h;
+	munmap(g->seg, sizeof(struct grp_seg));
+	g->seg = NULL;
+	st->groups[g->slot] = NULL;
+	if (g->created && st->ngone == st->gone_cap) {
+		size_t cap = st->gone_cap ? 2 * st->gone_cap : 16;
+		void *n = realloc(st->gone, cap * sizeof(*st->gone));
+
+		if (n != NULL) {
+			st->gone = n;
+			st->gone_cap = cap;
 		}
 	}
-	r->tail = h;
+	if (g->created && st->ngone < st->gone_cap)
+		memcpy(st->gone[st->ngone++], g->segname, SHM_NAME_MAX);
+	else if (g->created)
+		shm_unlink(g->segname); /* no memory to remember it: now */
+	free(g);
 }
 
 static int shm_mcast_leave(struct ibc_xport *x, struct ibc_xport_mcast *gp)
@@ -1376,9 +1517,7 @@ static int shm_mcast_leave(struct ibc_xport *x, struct ibc_xport_mcast *gp)
 		ibc_error("shm: mcast_leave: not a group of this instance");
 		return IBC_ERR_INVAL;
 	}
-	group_drain(st, g->slot);
-	st->groups[g->slot] = NULL;
-	free(g);
+	group_release(st, g);
 	return IBC_OK;
 }
 
@@ -1524,10 +1663,7 @@ static int shm_open_x(struct ibc_xport *x)
 	st->me->ring_stride = stride;
 	for (size_t i = 0; i < nrings; i++)
 		ring_at(st->me, i)->depth = depth;
-	st->rng = (x->params.drop_seed + 1) * 0x9E3779B97F4A7C15ull ^
-		  ((uint64_t)(x->rank + 1) * 0xD1B54A32D192ED03ull);
-	if (st->rng == 0)
-		st->rng = 1;
+	st->rng = ibc_xport_drop_seed(x);
 
 	memset(&mine, 0, sizeof(mine));
 	mine.pid = (int32_t)getpid();
@@ -1656,13 +1792,15 @@ static int shm_close(struct ibc_xport *x)
 	rc = ibc_boot_barrier(x->boot);
 	if (rc != IBC_OK)
 		ibc_warn("shm: close barrier failed (%s); releasing anyway", ibc_status_str(rc));
-	for (int s = 0; s < SHM_MCAST_SLOTS; s++) {
-		if (st->groups[s] != NULL) {
-			atomic_store_explicit(&st->me->groups[s], 0, memory_order_release);
-			free(st->groups[s]);
-			st->groups[s] = NULL;
-		}
-	}
+	for (int s = 0; s < SHM_MCAST_SLOTS; s++)
+		if (st->groups[s] != NULL)
+			group_release(st, st->groups[s]);
+	/* every member is past the close barrier: the names can go */
+	for (size_t i = 0; i < st->ngone; i++)
+		shm_unlink(st->gone[i]);
+	free(st->gone);
+	st->gone = NULL;
+	st->ngone = st->gone_cap = 0;
 	for (int i = 0; i < SHM_MR_MAX; i++)
 		if (st->mrs[i] != NULL)
 			mr_release(st, st->mrs[i]);

@@ -471,6 +471,7 @@ static int verbs_open(struct ibc_xport *x)
 	}
 	v->x = x;
 	v->rfree = -1;
+	v->rng = ibc_xport_drop_seed(x);
 	v->peer_vq = calloc((size_t)x->size, sizeof(*v->peer_vq));
 	v->connected = calloc((size_t)x->size, 1);
 	if (!v->peer_vq || !v->connected) {
@@ -533,7 +534,7 @@ static int verbs_open(struct ibc_xport *x)
 	 * member on the host, the sender's own queue included */
 	c->mcast_loopback = c->mcast && strncmp(v->devname, "rxe", 3) == 0;
 	c->user_mem = 1;
-	c->drop_injection = 0;
+	c->drop_injection = 1; /* mcast_drop: the receiver discards (p2p_drop: shm only) */
 	c->srq = 0;
 	c->xrc = 0;
 
@@ -1199,6 +1200,9 @@ static int rslot_get(struct vctx *v, int32_t *out)
 
 static void rslot_put(struct vctx *v, int32_t s)
 {
+	free(v->rslots[s].sge);
+	v->rslots[s].sge = NULL;
+	v->rslots[s].nsge = 0;
 	v->rslots[s].used = 0;
 	v->rslots[s].next_free = v->rfree;
 	v->rfree = s;
@@ -1262,6 +1266,17 @@ static int verbs_recv_post(struct ibc_xport *x, const struct ibc_xport_recv_wr *
 			sg[k].addr = w->sge[j].addr;
 			sg[k].length = w->sge[j].len;
 			sg[k].lkey = w->sge[j].lkey;
+		}
+		if (mc && x->params.mcast_drop > 0) {
+			/* kept to post the buffer again when drop injection discards
+			 * the datagram it receives */
+			v->rslots[s].sge = malloc((size_t)k * sizeof(*sg));
+			if (!v->rslots[s].sge) {
+				rslot_put(v, s);
+				return IBC_ERR_NOMEM;
+			}
+			memcpy(v->rslots[s].sge, sg, (size_t)k * sizeof(*sg));
+			v->rslots[s].nsge = (uint8_t)k;
 		}
 		struct ibv_recv_wr rw = { .wr_id = (uint64_t)s, .sg_list = k ? sg : NULL,
 					  .num_sge = k, .next = NULL };
@@ -1341,7 +1356,29 @@ static void send_wc(struct vctx *v, const struct ibv_wc *in, struct ibc_xport_wc
 			  ibc_xport_opcode_name(out->opcode), out->peer, out->reason, in->vendor_err);
 }
 
-static void recv_wc(struct vctx *v, const struct ibv_wc *in, struct ibc_xport_wc *out)
+/* Drop injection: a multicast datagram this process received is discarded
+ * with probability params.mcast_drop (seeded), as if it never came: its
+ * buffer is posted again and no completion is reported.  1 when dropped. */
+static int mcast_drop(struct vctx *v, const struct ibv_wc *in, struct rslot *r)
+{
+	struct ibv_recv_wr rw, *bad = NULL;
+	double p = v->x->params.mcast_drop;
+
+	if (p <= 0 || !r->mcast || !r->sge || in->status != IBV_WC_SUCCESS || !r->vq)
+		return 0;
+	if (!ibc_xport_drop_draw(&v->rng, p))
+		return 0;
+	rw = (struct ibv_recv_wr){ .wr_id = in->wr_id, .sg_list = r->sge, .num_sge = r->nsge };
+	if (ibv_post_recv(r->vq->qp, &rw, &bad) != 0)
+		return 0; /* cannot re-post: report it after all */
+	v->st.mcast_dropped++;
+	if (r->vq->group)
+		r->vq->group->dropped++;
+	return 1;
+}
+
+/* 0 when the completion was consumed here (an injected drop) */
+static int recv_wc(struct vctx *v, const struct ibv_wc *in, struct ibc_xport_wc *out)
 {
 	int32_t s = (int32_t)in->wr_id;
 	memset(out, 0, sizeof(*out));
@@ -1352,9 +1389,11 @@ static void recv_wc(struct vctx *v, const struct ibv_wc *in, struct ibc_xport_wc
 		if (out->status == IBC_OK)
 			out->status = IBC_ERR_PROTO;
 		ibc_error("verbs %s: receive completion for an unknown slot %d", v->devname, s);
-		return;
+		return 1;
 	}
 	struct rslot *r = &v->rslots[s];
+	if (mcast_drop(v, in, r))
+		return 0;
 	out->wr_id = r->wr_id;
 	if (r->mcast) {
 		out->opcode = IBC_XPORT_OP_MCAST_RECV;
@@ -1378,6 +1417,7 @@ static void recv_wc(struct vctx *v, const struct ibv_wc *in, struct ibc_xport_wc
 	if (out->status != IBC_OK)
 		out->byte_len = 0;
 	rslot_put(v, s);
+	return 1;
 }
 
 static int verbs_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc *wc, int *n)
@@ -1401,8 +1441,8 @@ static int verbs_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_
 			for (int i = 0; i < got; i++) {
 				if (which == 0)
 					send_wc(v, &tmp[i], &wc[*n]);
-				else
-					recv_wc(v, &tmp[i], &wc[*n]);
+				else if (!recv_wc(v, &tmp[i], &wc[*n]))
+					continue;
 				(*n)++;
 			}
 			if (got < want)
