@@ -51,7 +51,8 @@ static const struct ibc_opt run_opts[] = {
 	{ .name = "launcher", .short_name = 'l', .type = IBC_OPT_STRING, .dest = &run_o.launcher,
 	  .metavar = "NAME", .help = "fork (local), mpirun or tree (default: each suite's)" },
 	{ .name = "mpi", .type = IBC_OPT_STRING, .dest = &run_mpi_default, .metavar = "NAME",
-	  .help = "host MPI for --launcher mpirun: openmpi, mpich or none" },
+	  .help = "host MPI: openmpi, mpich or none; runs the suites' -<mpi> builds (under "
+		  "mpirun unless --launcher tree), so the MPI's own variants run beside ibchar's" },
 	{ .name = "iters", .short_name = 'i', .type = IBC_OPT_INT, .dest = &run_o.iters, .metavar = "N",
 	  .help = "timed iterations per point (0: OSU default)", .min = 0, .max = 1e9 },
 	{ .name = "warmup", .short_name = 'w', .type = IBC_OPT_INT, .dest = &run_o.warmup, .metavar = "N",
@@ -60,6 +61,8 @@ static const struct ibc_opt run_opts[] = {
 	  .help = "time budget per point in seconds (-1: the bench's default)", .min = -1, .max = 1e6 },
 	{ .name = "validate", .type = IBC_OPT_FLAG, .dest = &run_o.validate,
 	  .help = "check correctness after every point" },
+	{ .name = "sync", .type = IBC_OPT_STRING, .dest = &run_o.sync, .metavar = "MODE",
+	  .help = "how iterations start: window, barrier or auto (the bench's default)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec run_spec = {

@@ -68,8 +68,9 @@ struct ibc_barrier_params {
 	 * below N when N <= 7.  An explicit value is never adjusted. */
 	int fanin;
 	/* RGM: a receiver still waiting for the release after this long
-	 * sends a NAK to the root (and after 8 unanswered NAKs reads the
-	 * root's release word directly); microseconds, > 0. */
+	 * sends a NAK to the root, and another after each further timeout
+	 * (after 8 unanswered NAKs over 100 timeouts it reads the root's
+	 * release word directly); microseconds, > 0. */
 	double timeout_us;
 	/* Every algorithm: give up waiting after this long (IBC_ERR_TIMEOUT,
 	 * with an error naming the peer waited for); seconds, > 0. */

@@ -32,8 +32,9 @@
  *
  * The last resort: where the root waits without progress (a bootstrap
  * collective, e.g. the harness's sync across hosts), after RGM_PULL_AFTER
- * unanswered NAKs a receiver reads the root's release word with an RDMA read
- * (counted as a pull) — one-sided, it never needs the root.  A retransmitted
+ * unanswered NAKs over RGM_PULL_TIMEOUTS timeouts a receiver reads the root's
+ * release word with an RDMA read (counted as a pull) — one-sided, it never
+ * needs the root.  A retransmitted
  * release may be lost too, so one unanswered NAK says little: with 30% loss
  * per datagram, 8 NAKs in a row all go unanswered once in ~15000 releases.  Without losses none of
  * this runs: a receiver only spins on its receive queue.
@@ -58,7 +59,10 @@
 #define RGM_RECV_BYTES 64    /* room for a GRH (40) + the 8-byte id */
 #define RGM_NAK_SEQ_BITS 20
 #define RGM_SERVE_EVERY 8    /* root: scan NAK words every 8 polls */
-#define RGM_PULL_AFTER 8     /* NAKs without a release before a receiver pulls */
+#define RGM_PULL_AFTER 8     /* NAKs without a release before a receiver pulls ... */
+#define RGM_PULL_TIMEOUTS 100 /* ... over at least this many timeouts (50 ms by default:
+				 a VM may stall that long; a root that does not serve
+				 NAKs does so for good) */
 
 enum { KIND_MCAST_RECV = IBC_BARRIER_WR_ALG, KIND_PULL };
 
@@ -367,6 +371,7 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 	struct rgm *g = b->priv;
 	struct ibc_barrier_waiter w;
 	int64_t timeout_ns = (int64_t)(b->params.timeout_us * 1e3), next = 0;
+	int64_t first_nak = 0;
 	int naks = 0, rc;
 
 	ibc_barrier_waiter_init(&w);
@@ -382,7 +387,8 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 			if (next == 0) {
 				next = now + timeout_ns;
 			} else if (now >= next) {
-				if (naks >= RGM_PULL_AFTER) {
+				if (naks >= RGM_PULL_AFTER &&
+				    now - first_nak >= RGM_PULL_TIMEOUTS * timeout_ns) {
 					uint64_t v = 0;
 
 					rc = release_pull(b, &v);
@@ -402,7 +408,8 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 					if (rc)
 						return rc;
 					b->cnt.naks++;
-					naks++;
+					if (naks++ == 0)
+						first_nak = now;
 				}
 				next = now + timeout_ns;
 			}

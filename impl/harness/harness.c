@@ -26,7 +26,9 @@
 #define MIN_BUDGET_ITERS 10
 #define EXTRA_CAP 1024
 #define WINDOW_SLEEP_US 200    /* window mode: shortest wait worth a nanosleep */
-#define WINDOW_SPIN_US 300     /* window mode: the end of a wait that is spun */
+#define WINDOW_SPIN_US 300     /* window mode: the end of a wait that is spun (at least) */
+#define WINDOW_SPIN_MAX_US 20000.0 /* ... and at most, however late naps end */
+#define WINDOW_FALLBACK 0.5    /* auto: more late iterations than this -> barrier from then on */
 #define WINDOW_SLICE_US 1000   /* window mode: longest nap between progress calls */
 #define WINDOW_BLOCK_US 2000.0 /* window mode: aim of a block's length */
 #define WINDOW_BLOCK_MIN 16    /* ... in rounds, at least */
@@ -60,6 +62,9 @@ struct ibc_harness {
 	int win_late;            /* the last window wait ended late */
 	long block_rounds;       /* rounds per block */
 	int block_first_late;    /* this rank started a block's first window late */
+	double spin_us;          /* the end of a wait spun: learnt from how late naps end */
+	double worst_late;       /* rank 0: the largest late fraction of an operation's
+				    iterations in the last point */
 	/* operations of the current point (progress) */
 	struct op_state *st;
 	size_t nst;
@@ -373,8 +378,10 @@ static int window_anchor(struct ibc_harness *h, int first)
 			w = s->win_us;
 			if (s->active && !first && p->window_us <= 0 && d50 > 0) {
 				w = window_of(h, d50);
+				/* late starts grow W only so far: beyond that they are
+				 * the host's noise, which a longer window does not cure */
 				if (late > 0.25 * (double)h->block_rounds * h->boot->size)
-					w = fmax(w, 1.5 * s->win_us);
+					w = fmin(fmax(w, 1.5 * s->win_us), 4 * window_of(h, d50));
 				w = fmin(fmax(w, 0.8 * s->win_us), WINDOW_MAX_US);
 			}
 			out[k] = w;
@@ -416,13 +423,18 @@ static int window_wait(struct ibc_harness *h, struct op_state *s, int first_of_b
 	int rc;
 
 	h->win_next_g += s->win_us;
-	while (start - now > WINDOW_SLEEP_US + WINDOW_SPIN_US) {
+	while (start - now > WINDOW_SLEEP_US + h->spin_us) {
 		/* a spinning waiter loses its PU's share to other processes and
-		 * then wakes late: nap, in slices that leave room for progress */
-		double nap = fmin(start - now - WINDOW_SPIN_US, WINDOW_SLICE_US);
+		 * then wakes late: nap, in slices that leave room for progress;
+		 * a nap that ends late (a VM's coarse timer) makes the spun end
+		 * of later waits longer */
+		double nap = fmin(start - now - h->spin_us, WINDOW_SLICE_US), over;
 		struct timespec ts = { (time_t)(nap / 1e6), (long)(fmod(nap, 1e6) * 1000) };
 
 		nanosleep(&ts, NULL);
+		over = ibc_timer_now_us() - now - nap;
+		if (2 * over > h->spin_us)
+			h->spin_us = fmin(2 * over, WINDOW_SPIN_MAX_US);
 		rc = progress_all(h);
 		if (rc != IBC_OK)
 			return rc;
@@ -542,13 +554,15 @@ static int reduce(struct ibc_harness *h, struct op_state *s, long iters)
 	}
 	s->late_iters = iters - kept;
 	s->kept = kept;
+	if ((double)s->late_iters / (double)iters > h->worst_late)
+		h->worst_late = (double)s->late_iters / (double)iters;
 	if (kept == 0) {
-		ibc_error("harness: %s: every iteration started late in its window (window %.2f us)",
-			  s->op->variant, s->win_us);
+		/* the caller decides: measure the point again at a barrier (auto)
+		 * or fail (--sync window) */
 		free(per_iter);
 		free(skew);
 		free(rank_sum);
-		return IBC_ERR_TIMEOUT;
+		return IBC_OK;
 	}
 	for (r = 0; r < size; r++)
 		sum_means += rank_sum[r] / (double)kept;
@@ -804,6 +818,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	}
 	if (nactive == 0)
 		return IBC_OK;
+	h->worst_late = 0;
 
 	/* warm-up (sync step before each iteration), timed as a whole to fit
 	 * the budget; its first iteration alone caps the warm-up itself at a
@@ -952,6 +967,26 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 			goto err_abort;
 		if (b->rank == 0 && (rc = reduce(h, &st[k], iters)) != IBC_OK)
 			goto err_abort;
+	}
+	if (h->window) {
+		/* every iteration of an operation late: no row can be written;
+		 * auto measures the point again at a barrier, window fails */
+		int redo = 0;
+
+		for (k = 0; b->rank == 0 && k < n; k++)
+			if (st[k].active && st[k].kept == 0) {
+				ibc_error("harness: %s: every iteration started late in its window "
+					  "(W %.2f us)%s", st[k].op->variant, st[k].win_us,
+					  p->sync_mode == IBC_HARNESS_SYNC_AUTO ?
+						  "; measuring the point again at a barrier" : "");
+				redo = 1;
+			}
+		if ((rc = ibc_boot_bcast(b, &redo, sizeof(redo), 0)) != IBC_OK)
+			goto err_abort;
+		if (redo) {
+			ops_release(h, st, n, 1);
+			return p->sync_mode == IBC_HARNESS_SYNC_AUTO ? IBC_ERR_AGAIN : IBC_ERR_TIMEOUT;
+		}
 	}
 	if (b->rank == 0) {
 		for (k = 0; k < n; k++) {
@@ -1106,6 +1141,7 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 	h.boot = boot;
 	h.p = p;
 	h.probe_start_us = -1;
+	h.spin_us = WINDOW_SPIN_US;
 	rc = ibc_timer_init();
 	if (rc != IBC_OK)
 		return rc;
@@ -1183,8 +1219,34 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 				goto err_close_rows;
 		}
 		rc = point_run(&h, i, st, n, &validate_failed);
+		if (rc == IBC_ERR_AGAIN) {
+			h.window = 0;
+			snprintf(h.sync_why, sizeof(h.sync_why),
+				 "window mode until point %d, then barrier: every iteration of an "
+				 "operation started late (a noisy host)", i + 1);
+			if (boot->rank == 0) {
+				snprintf(path, sizeof(path), "%s/meta.csv", p->out_dir);
+				(void)ibc_harness_meta_append(path, "sync_fallback", h.sync_why);
+			}
+			rc = point_run(&h, i, st, n, &validate_failed);
+		}
 		if (rc != IBC_OK)
 			goto err_close_rows;
+		if (h.window && p->sync_mode == IBC_HARNESS_SYNC_AUTO &&
+		    ibc_boot_bcast(boot, &h.worst_late, sizeof(h.worst_late), 0) == IBC_OK &&
+		    h.worst_late > WINDOW_FALLBACK) {
+			/* a host this noisy (a TCG guest, a loaded VM) starts most
+			 * iterations late: measure the rest at a barrier */
+			h.window = 0;
+			snprintf(h.sync_why, sizeof(h.sync_why),
+				 "window mode until point %d, then barrier: %.0f%% of an operation's "
+				 "iterations started late (a noisy host)", i + 1, 100 * h.worst_late);
+			if (boot->rank == 0) {
+				ibc_warn("harness: %s", h.sync_why);
+				snprintf(path, sizeof(path), "%s/meta.csv", p->out_dir);
+				(void)ibc_harness_meta_append(path, "sync_fallback", h.sync_why);
+			}
+		}
 	}
 
 	rc = probe_call(&h, &probe_end);

@@ -310,6 +310,8 @@ struct ibc_suite {
 	const char *variants;       /* comma-separated list shown by `ibchar list` */
 	const char *list_args;      /* argv tail that makes the bench list its variants, or NULL */
 	int min_ranks;
+	int max_ranks;              /* 0: any; a sweep skips the rank counts outside */
+	const char *factor_ref;     /* the summary's factor table: this variant's p50 / each row's */
 	int needs_verbs;            /* 1: runs only where a verbs device is active */
 };
 

@@ -136,6 +136,19 @@ int ibc_harness_meta_append_double(const char *path, const char *key, double v)
 	return rc;
 }
 
+int ibc_harness_meta_append(const char *path, const char *key, const char *v)
+{
+	struct meta *m = calloc(1, sizeof(*m));
+	int rc;
+
+	if (m == NULL)
+		return IBC_ERR_NOMEM;
+	meta_add(m, key, "%s", v);
+	rc = meta_store(path, m);
+	free(m);
+	return rc;
+}
+
 int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 {
 	const struct ibc_harness_params *p = in->p;

@@ -19,6 +19,7 @@ struct ibc_harness_meta_in {
  * added, so a key may hold several values across launches of one run. */
 int ibc_harness_meta_write(const struct ibc_harness_meta_in *in);
 int ibc_harness_meta_append_double(const char *path, const char *key, double v);
+int ibc_harness_meta_append(const char *path, const char *key, const char *v);
 /* rdma-core's version and where it came from (dpkg-query, else pkg-config). */
 void ibc_harness_rdma_core_version(char *buf, size_t cap, const char **source);
 

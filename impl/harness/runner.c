@@ -47,29 +47,85 @@ static int bench_path(const char *bindir, const char *bench, const char *mpi, ch
 	return access(path, X_OK) == 0;
 }
 
-/* the bench's own variant list (list_args), else the table's */
-static void variants_print(const char *bindir, const struct ibc_suite *s)
+/* The variants of a suite's bench (its -<mpi> build when mpi is set), as
+ * "a,b,c": the bench's own list (list_args), else the table's. */
+static void variants_get(const char *bindir, const struct ibc_suite *s, const char *mpi,
+			 char *buf, size_t cap)
 {
 	char path[4200], cmd[4400], line[256];
+	size_t used = 0;
 	FILE *f;
-	int n = 0;
 
-	if (s->list_args != NULL && bench_path(bindir, s->bench, NULL, path, sizeof(path))) {
+	buf[0] = '\0';
+	if (s->list_args != NULL && bench_path(bindir, s->bench, mpi, path, sizeof(path))) {
 		snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", path, s->list_args);
 		f = popen(cmd, "r");
 		if (f != NULL) {
-			while (fgets(line, sizeof(line), f) != NULL) {
+			while (fgets(line, sizeof(line), f) != NULL && used + 2 < cap) {
+				int w;
+
 				line[strcspn(line, "\r\n")] = '\0';
 				if (line[0] == '\0')
 					continue;
-				printf("%s%s", n++ ? ", " : "", line);
+				w = snprintf(buf + used, cap - used, "%s%s", used ? "," : "", line);
+				if (w > 0)
+					used += (size_t)w;
 			}
 			pclose(f);
 		}
-		if (n > 0)
-			return;
 	}
-	printf("%s", s->variants);
+	if (buf[0] == '\0')
+		snprintf(buf, cap, "%s", s->variants);
+}
+
+static void variants_print(const char *bindir, const struct ibc_suite *s)
+{
+	char names[2048];
+
+	variants_get(bindir, s, NULL, names, sizeof(names));
+	for (char *c = names; *c; c++)
+		if (*c == ',')
+			*c = ' ';
+	printf("%s", names);
+}
+
+/* 1 when name is in the comma-separated list */
+static int name_in(const char *list, const char *name, size_t len)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t l = strcspn(p, ",");
+
+		if (l == len && strncmp(p, name, len) == 0)
+			return 1;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* The names of want (comma-separated) that are the suite's, into buf ("" when
+ * none); "all" is everyone's. */
+static void variants_filter(const char *want, const char *have, char *buf, size_t cap)
+{
+	const char *p = want;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	while (*p) {
+		size_t l = strcspn(p, ",");
+
+		if (l > 0 && ((l == 3 && strncmp(p, "all", 3) == 0) || name_in(have, p, l)) &&
+		    used + l + 2 < cap) {
+			used += (size_t)snprintf(buf + used, cap - used, "%s%.*s", used ? "," : "",
+						 (int)l, p);
+		}
+		p += l;
+		if (*p == ',')
+			p++;
+	}
 }
 
 int ibc_harness_runner_list(const char *bindir)
@@ -122,6 +178,11 @@ int ibc_harness_runner_list(const char *bindir)
 }
 
 /* ---------------------------------------------------------------- run ---- */
+static const char *mpi_of(const struct ibc_harness_runner_opts *o)
+{
+	return o->mpi != NULL && strcmp(o->mpi, "none") != 0 ? o->mpi : NULL;
+}
+
 static int can_run_here(const char *bindir, const struct ibc_suite *s, int verbs, const char **why)
 {
 	char path[4200];
@@ -194,7 +255,8 @@ static void arg_addf(struct argv_buf *a, long long v)
 }
 
 static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_suite *s,
-		      const char *out, const char *run_id, int n, int *exit_code)
+		      const char *variants, const char *out, const char *run_id, int n,
+		      int *exit_code)
 {
 	const char *launcher = o->launcher != NULL ? o->launcher : s->launcher;
 	const char *mpi = o->mpi != NULL && strcmp(o->mpi, "none") != 0 ? o->mpi : NULL;
@@ -206,6 +268,18 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 
 	if (strcmp(launcher, "mpirun") == 0 && mpi == NULL)
 		mpi = "openmpi";
+	if (mpi != NULL && !bench_path(o->bindir, s->bench, mpi, bench, sizeof(bench))) {
+		/* a suite without a host-MPI build runs as it always does */
+		fprintf(stderr, "ibchar: %s has no -%s build; it runs under its own launcher (%s)\n",
+			s->name, mpi, s->launcher);
+		mpi = NULL;
+		launcher = s->launcher;
+	}
+	if (mpi != NULL && strcmp(launcher, "mpirun") != 0 && strcmp(launcher, "tree") != 0) {
+		/* --mpi alone: the launcher that can start the MPI build (an
+		 * explicit other launcher was refused before the run) */
+		launcher = "mpirun";
+	}
 	/* the host-MPI build under mpirun or ibchar-launch, else the plain one */
 	build_mpi = strcmp(launcher, "mpirun") == 0 || strcmp(launcher, "tree") == 0 ? mpi : NULL;
 	if (!bench_path(o->bindir, s->bench, build_mpi, bench, sizeof(bench))) {
@@ -253,9 +327,9 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	arg_add(&a, run_id);
 	arg_add(&a, "--launcher");
 	arg_add(&a, launcher);
-	if (o->variants != NULL) {
+	if (variants != NULL) {
 		arg_add(&a, "--variants");
-		arg_add(&a, o->variants);
+		arg_add(&a, variants);
 	}
 	if (o->fanin != NULL) {
 		arg_add(&a, "--fanin");
@@ -288,6 +362,10 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	}
 	if (o->validate)
 		arg_add(&a, "--validate");
+	if (o->sync != NULL) {
+		arg_add(&a, "--sync");
+		arg_add(&a, o->sync);
+	}
 	if (ibc_log_enabled(IBC_LOG_INFO)) {
 		int i;
 
@@ -320,9 +398,10 @@ static int row_in(const struct ibc_csv_table *t, size_t r, const char *run_id, c
 }
 
 /* One suite's rows as variant x N of the median (p50, us), then the factor
- * vs MPI_Barrier (variant "mpi": its p50 / the row's; > 1 = faster) when a
- * row of "mpi" was measured at that N and size. */
-static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, const char *suite)
+ * against the suite's reference variant (ref: its p50 / the row's; > 1 =
+ * faster) when a row of ref was measured at that N and size. */
+static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, const char *suite,
+			  const char *ref_variant)
 {
 	static struct piv_key keys[PIV_MAX];
 	static double p50[PIV_MAX][PIV_MAX];
@@ -388,7 +467,7 @@ static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, con
 				;
 		}
 		p50[k][j] = strtod(ibc_csv_cell(t, r, "p50_us"), NULL);
-		if (strcmp(key.variant, "mpi") == 0)
+		if (ref_variant != NULL && strcmp(key.variant, ref_variant) == 0)
 			have_mpi = 1;
 	}
 	if (nk == 0)
@@ -411,8 +490,8 @@ static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, con
 	}
 	if (!have_mpi)
 		return;
-	printf("\n%s: factor vs MPI_Barrier (mpi p50 / variant p50; > 1 = faster than MPI_Barrier)\n",
-	       suite);
+	printf("\n%s: factor vs %s (%s p50 / variant p50; > 1 = faster than %s)\n", suite,
+	       ref_variant, ref_variant, ref_variant);
 	printf("%-10s %-8s %5s %8s", "variant", "impl", "fanin", "bytes");
 	for (j = 0; j < nn; j++)
 		printf(" %8ld", ns[j]);
@@ -422,7 +501,7 @@ static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, con
 		       keys[k].fanin[0] ? keys[k].fanin : "-", keys[k].bytes);
 		for (j = 0; j < nn; j++) {
 			for (ref = 0; ref < nk; ref++)
-				if (strcmp(keys[ref].variant, "mpi") == 0 &&
+				if (strcmp(keys[ref].variant, ref_variant) == 0 &&
 				    strcmp(keys[ref].bytes, keys[k].bytes) == 0 && p50[ref][j] > 0)
 					break;
 			if (ref == nk || p50[k][j] <= 0)
@@ -434,13 +513,16 @@ static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, con
 	}
 }
 
-/* The long table for suites measured at one rank count; a variant x N
- * pivot (summary_pivot) for the barrier suite and any suite swept over N. */
+/* A suite swept over several rank counts is shown as a variant x N pivot
+ * (and the factor table against its reference variant); a suite measured at
+ * one rank count as a long table, row by row. */
 static void summary_print(const char *out, const char *run_id)
 {
 	struct ibc_csv_table *t;
 	char path[4200];
 	const char *suites[PIV_MAX];
+	long first_n[PIV_MAX];
+	int swept[PIV_MAX];
 	size_t r, i, nsuites = 0, shown = 0;
 	int header = 0;
 
@@ -452,35 +534,48 @@ static void summary_print(const char *out, const char *run_id)
 	/* suites of this run, and whether each is swept over N */
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *s = ibc_csv_cell(t, r, "suite");
+		long n = strtol(ibc_csv_cell(t, r, "ranks"), NULL, 10);
 
 		if (strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0)
 			continue;
 		for (i = 0; i < nsuites && strcmp(suites[i], s) != 0; i++)
 			;
-		if (i == nsuites && nsuites < PIV_MAX)
-			suites[nsuites++] = s;
+		if (i == nsuites && nsuites < PIV_MAX) {
+			suites[nsuites] = s;
+			first_n[nsuites] = n;
+			swept[nsuites++] = 0;
+		} else if (i < nsuites && first_n[i] != n) {
+			swept[i] = 1;
+		}
 	}
 	for (r = 0; r + 1 < t->nrows; r++) {
 		if (strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0)
 			continue;
 		shown++;
-		if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") == 0)
+		for (i = 0; i < nsuites && strcmp(suites[i], ibc_csv_cell(t, r, "suite")) != 0; i++)
+			;
+		if (i < nsuites && swept[i])
 			continue; /* pivoted below */
 		if (!header++)
-			printf("%-10s %-18s %6s %9s %6s %8s %12s %12s %12s %-10s\n", "suite",
-			       "variant", "ranks", "bytes", "fanin", "iters", "p50_us", "mean_us",
+			printf("%-10s %-18s %-8s %6s %9s %6s %8s %12s %12s %12s %-10s\n", "suite",
+			       "variant", "impl", "ranks", "bytes", "fanin", "iters", "p50_us", "mean_us",
 			       "p99_us", "wait");
-		printf("%-10s %-18s %6s %9s %6s %8s %12s %12s %12s %-10s\n",
+		printf("%-10s %-18s %-8s %6s %9s %6s %8s %12s %12s %12s %-10s\n",
 		       ibc_csv_cell(t, r, "suite"), ibc_csv_cell(t, r, "variant"),
-		       ibc_csv_cell(t, r, "ranks"), ibc_csv_cell(t, r, "bytes"),
+		       ibc_csv_cell(t, r, "impl"), ibc_csv_cell(t, r, "ranks"),
+		       ibc_csv_cell(t, r, "bytes"),
 		       ibc_csv_cell(t, r, "fanin")[0] ? ibc_csv_cell(t, r, "fanin") : "-",
 		       ibc_csv_cell(t, r, "iters"), ibc_csv_cell(t, r, "p50_us"),
-		       ibc_csv_cell(t, r, "mean_us"), ibc_csv_cell(t, r, "p99_us"),
+		       ibc_csv_cell(t, r, "mean_us"),
+		       ibc_csv_cell(t, r, "p99_us")[0] ? ibc_csv_cell(t, r, "p99_us") : "-",
 		       ibc_csv_cell(t, r, "wait"));
 	}
-	for (i = 0; i < nsuites; i++)
-		if (strcmp(suites[i], "barrier") == 0)
-			summary_pivot(t, run_id, suites[i]);
+	for (i = 0; i < nsuites; i++) {
+		const struct ibc_suite *def = ibc_suite_find(suites[i]);
+
+		if (swept[i])
+			summary_pivot(t, run_id, suites[i], def != NULL ? def->factor_ref : NULL);
+	}
 	printf("%zu rows; results in %s/results.csv, provenance in %s/meta.csv\n", shown, out, out);
 	ibc_csv_table_free(t);
 }
@@ -535,14 +630,61 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		fprintf(stderr, "ibchar: no suite can run here\n");
 		return IBC_ERR_UNSUPPORTED;
 	}
+	if (o->mpi != NULL && strcmp(o->mpi, "none") != 0) {
+		if (o->launcher != NULL && strcmp(o->launcher, "mpirun") != 0 &&
+		    strcmp(o->launcher, "tree") != 0) {
+			fprintf(stderr, "ibchar: --mpi %s runs the -%s build of a suite, which --launcher "
+				"%s cannot start: add --launcher mpirun (or tree), or drop --mpi\n",
+				o->mpi, o->mpi, o->launcher);
+			return IBC_ERR_INVAL;
+		}
+		if (o->launcher == NULL)
+			fprintf(stderr, "ibchar: --mpi %s: the -%s builds run under mpirun.%s\n", o->mpi,
+				o->mpi, o->mpi);
+	}
 	rc = ibc_fs_mkdir_p(out);
 	if (rc != IBC_OK)
 		return rc;
 	setenv("IBC_RUN_ID", run_id, 1);
 	fprintf(stderr, "ibchar: run %s -> %s\n", run_id, out);
+	/* --variants shared by several suites: each suite gets its own names; a
+	 * name that is no suite's is an error, a suite with none of them is
+	 * skipped */
+	if (o->variants != NULL) {
+		char all[8192] = "", one[2048], *p;
+		size_t used = 0;
+
+		for (i = 0; i < ntodo; i++) {
+			variants_get(o->bindir, todo[i], mpi_of(o), one, sizeof(one));
+			used += (size_t)snprintf(all + used, sizeof(all) - used, "%s%s", used ? "," : "", one);
+			if (used >= sizeof(all))
+				used = sizeof(all) - 1;
+		}
+		for (p = (char *)o->variants; *p;) {
+			size_t l = strcspn(p, ",");
+
+			if (l > 0 && !(l == 3 && strncmp(p, "all", 3) == 0) && !name_in(all, p, l)) {
+				fprintf(stderr, "ibchar: unknown variant '%.*s' (known: %s)\n", (int)l, p, all);
+				return IBC_ERR_INVAL;
+			}
+			p += l;
+			if (*p == ',')
+				p++;
+		}
+	}
 	for (i = 0; i < ntodo; i++) {
 		const struct ibc_suite *s = todo[i];
+		char have[2048], mine[2048];
 
+		if (o->variants != NULL) {
+			variants_get(o->bindir, s, mpi_of(o), have, sizeof(have));
+			variants_filter(o->variants, have, mine, sizeof(mine));
+			if (mine[0] == '\0') {
+				fprintf(stderr, "ibchar: %s: none of --variants %s is one of its variants; "
+					"skipped\n", s->name, o->variants);
+				continue;
+			}
+		}
 		if (o->ranks == NULL && ibc_opt_list_parse(s->default_ranks, 0, &ranks) != IBC_OK) {
 			ibc_error("runner: suite %s: bad default ranks '%s'", s->name, s->default_ranks);
 			failed++;
@@ -551,13 +693,17 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		for (j = 0; j < ranks.n; j++) {
 			int n = (int)ranks.v[j];
 
-			if (n < s->min_ranks) {
-				fprintf(stderr, "ibchar: %s: %d ranks < its minimum %d; skipped\n", s->name, n,
-					s->min_ranks);
+			if (n < s->min_ranks || (s->max_ranks > 0 && n > s->max_ranks)) {
+				if (s->max_ranks == s->min_ranks)
+					fprintf(stderr, "ibchar: %s runs on %d ranks: N = %d skipped\n",
+						s->name, s->min_ranks, n);
+				else
+					fprintf(stderr, "ibchar: %s runs on %d..%d ranks: N = %d skipped\n",
+						s->name, s->min_ranks, s->max_ranks ? s->max_ranks : 1 << 20, n);
 				continue;
 			}
 			code = 1;
-			rc = one_launch(o, s, out, run_id, n, &code);
+			rc = one_launch(o, s, o->variants != NULL ? mine : NULL, out, run_id, n, &code);
 			if (rc == IBC_ERR_UNSUPPORTED)
 				continue;
 			if (rc == IBC_OK && code == 2) {

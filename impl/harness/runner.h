@@ -12,7 +12,7 @@ struct ibc_harness_runner_opts {
 	size_t nsuites;
 	const char *ranks;           /* rank list text ("2,4,8..16"); NULL: suite default */
 	/* passed through to the bench when set */
-	const char *variants, *fanin, *sizes, *xport, *launcher, *mpi;
+	const char *variants, *fanin, *sizes, *xport, *launcher, *mpi, *sync;
 	long iters, warmup;          /* 0 / -1: not passed */
 	double budget;               /* < 0: not passed */
 	int validate;
@@ -21,7 +21,9 @@ struct ibc_harness_runner_opts {
 /* Prints suites, their variants, transports and MPIs found on stdout. */
 int ibc_harness_runner_list(const char *bindir);
 /* Runs the suites; progress on stderr, the summary table on stdout.
- * IBC_ERR_INVAL for an unknown suite or a bad rank list. */
+ * IBC_ERR_INVAL for an unknown suite, a bad rank list, or --mpi with a
+ * launcher that cannot run the MPI build (--mpi alone picks mpirun).  A rank
+ * count outside a suite's range is skipped for that suite with a note. */
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
 /* The directory of the running executable (for bindir). */
 int ibc_harness_runner_bindir(char *buf, size_t cap);

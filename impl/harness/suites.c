@@ -1,5 +1,5 @@
 /* The runner's suite table: a suite is added here, with no change to the
- * runner.  variants is what `ibchar list` shows; list_args, when set, makes
+ * runner (the summary, the sweeps and the listing read these fields).  variants is what `ibchar list` shows; list_args, when set, makes
  * the bench binary print its variants itself (one per line). */
 #include "harness/harness.h"
 
@@ -16,6 +16,7 @@ const struct ibc_suite ibc_suites[] = {
 		.variants = "probe-cross,probe-same",
 		.list_args = "--list",
 		.min_ranks = 2,
+		.max_ranks = 2,
 		.needs_verbs = 0,
 	},
 	{
@@ -25,9 +26,10 @@ const struct ibc_suite ibc_suites[] = {
 		.bench = "ibchar-link",
 		.launcher = "fork",
 		.default_ranks = "2",
-		.variants = "write-lat,read-lat,send-lat,write-bw",
+		.variants = "write-lat,write-lat-lastbyte,read-lat,send-lat,write-bw-burst,write-bw-stream",
 		.list_args = "--list",
 		.min_ranks = 2,
+		.max_ranks = 2,
 		.needs_verbs = 0,
 	},
 	{
@@ -40,6 +42,7 @@ const struct ibc_suite ibc_suites[] = {
 		.variants = "rpe,rds,rgm,pe,ds",
 		.list_args = "--list",
 		.min_ranks = 1,
+		.factor_ref = "mpi",
 		.needs_verbs = 0,
 	},
 };

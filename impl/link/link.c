@@ -21,7 +21,7 @@
 #define TMO_NS (30LL * 1000 * 1000 * 1000)
 #define NRECV 4
 #define PT_TRIES 4            /* perftest runs per point before it is skipped */
-#define STREAM_MAX_MSGS 5000  /* write-bw-stream: messages per iteration (perftest's -n) */
+#define STREAM_WINDOWS 16     /* write-bw-stream: windows of messages per iteration */
 #define STREAM_MAX_BYTES (64L << 20)
 #define STREAM_CQ_MOD 100     /* perftest's default CQ moderation ... */
 #define STREAM_CQ_MOD_LIMIT 8192 /* ... and the size above which it signals every write */
@@ -481,9 +481,11 @@ static int v_setup(struct ibc_suite_op *o)
 		}
 	}
 	if (k == K_WRITE_BW_STREAM) {
-		in->msgs = bytes > 0 ? STREAM_MAX_BYTES / (long)bytes : STREAM_MAX_MSGS;
-		if (in->msgs > STREAM_MAX_MSGS)
-			in->msgs = STREAM_MAX_MSGS;
+		/* 16 windows: the ramp of the first is a few percent; the
+		 * iterations stay short enough to sample (perftest runs 5000) */
+		in->msgs = STREAM_WINDOWS * opt_window;
+		if (bytes > 0 && in->msgs > STREAM_MAX_BYTES / (long)bytes)
+			in->msgs = STREAM_MAX_BYTES / (long)bytes;
 		if (in->msgs < 16)
 			in->msgs = 16;
 	}

@@ -19,8 +19,8 @@
  *                       list, the last signaled, until its completion; the row's
  *                       time is per message, extra holds window= and MBps=;
  *   write-bw-stream     measured as ib_write_bw measures: per iteration a stream of
- *                       messages (5000 up to 4 KiB, then fewer, ~64 MiB at most)
- *                       with --window writes in flight, every cq_mod-th signaled
+ *                       16 windows of messages (64 MiB at most) with --window
+ *                       writes in flight, every cq_mod-th signaled
  *                       (100, or 1 above 8 KiB, as perftest) and completions reaped
  *                       as they come; time per message, MBps= in extra.
  *
