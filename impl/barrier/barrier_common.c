@@ -34,7 +34,7 @@ int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
 	}
 	/* the clock is read rarely: every 64 polls once yielding, every 4096 spinning */
 	if ((w->polls & ((b->x->wait == IBC_WAIT_SPIN_YIELD &&
-			  w->polls > IBC_WAIT_SPIN_POLLS) ? 63 : 4095)) == 0) {
+			  w->polls > 64) ? 63 : 4095)) == 0) {
 		int64_t now = ibc_timer_mono_ns();
 
 		if (ibc_wait_aborted())

@@ -46,8 +46,11 @@ int ibc_wait_parse(const char *name, enum ibc_wait *out)
 
 enum ibc_wait ibc_wait_decide(int local_ranks)
 {
-	const char *env = getenv("IBCHAR_WAIT");
+	const char *env = getenv("IBCHAR_WAIT"), *spins = getenv("IBCHAR_WAIT_SPINS");
 	enum ibc_wait w;
+
+	if (spins != NULL && spins[0] != '\0')
+		ibc_wait_spin_polls_set(strtoul(spins, NULL, 10));
 
 	if (env != NULL && env[0] != '\0') {
 		if (ibc_wait_parse(env, &w) == IBC_OK)
@@ -57,10 +60,17 @@ enum ibc_wait ibc_wait_decide(int local_ranks)
 	return ibc_topo_oversubscribed(local_ranks) == 1 ? IBC_WAIT_SPIN_YIELD : IBC_WAIT_SPIN;
 }
 
+static unsigned long spin_polls = IBC_WAIT_SPIN_POLLS;
+
+void ibc_wait_spin_polls_set(unsigned long n)
+{
+	spin_polls = n;
+}
+
 void ibc_wait_relax(enum ibc_wait w, unsigned long *polls)
 {
 	(*polls)++;
-	if (w == IBC_WAIT_SPIN_YIELD && *polls >= IBC_WAIT_SPIN_POLLS)
+	if (w == IBC_WAIT_SPIN_YIELD && *polls >= spin_polls)
 		sched_yield();
 	else
 #if defined(__x86_64__) || defined(__i386__)

@@ -1,7 +1,16 @@
 /* The wait strategy of a process (DESIGN.md "Wait strategy"), one definition
  * for the harness, the transports and the algorithms: pinned and not
  * oversubscribed -> pure spin; oversubscribed -> spin IBC_WAIT_SPIN_POLLS
- * polls, then sched_yield between polls.  Recorded in every result row. */
+ * polls, then sched_yield between polls.  Recorded in every result row.
+ *
+ * Why yield after one poll: with more ranks than PUs, the rank a waiter
+ * waits for is often not running, and every poll spent spinning is the
+ * PU's time taken from it.  Measured with the barrier suite against Open
+ * MPI's MPI_Barrier (which yields in every idle progress loop) under
+ * mpirun --oversubscribe, N = 4..16 on 2 PUs: 100 polls before the first
+ * yield made RDS 1.2-1.8x slower than MPI_Barrier back to back; 0, 1, 2 or 4
+ * polls all made it faster at N = 8..16; 1 is kept (README, "Oversubscribed
+ * barriers"). */
 #ifndef IBC_CORE_WAIT_H
 #define IBC_CORE_WAIT_H
 
@@ -11,7 +20,7 @@ enum ibc_wait {
 	IBC_WAIT_SPIN = 0,
 	IBC_WAIT_SPIN_YIELD = 1
 };
-#define IBC_WAIT_SPIN_POLLS 100
+#define IBC_WAIT_SPIN_POLLS 1
 
 /* "spin" or "spin-yield"; never NULL */
 const char *ibc_wait_name(enum ibc_wait w);
@@ -20,6 +29,9 @@ int ibc_wait_parse(const char *name, enum ibc_wait *out);
 /* The strategy for local_ranks processes on this host: spin-yield when they
  * outnumber the PUs available; $IBCHAR_WAIT=spin|spin-yield forces one. */
 enum ibc_wait ibc_wait_decide(int local_ranks);
+/* The polls spin-yield spins before it yields (default IBC_WAIT_SPIN_POLLS;
+ * $IBCHAR_WAIT_SPINS, read by ibc_wait_decide). */
+void ibc_wait_spin_polls_set(unsigned long n);
 /* One unsuccessful poll of a wait loop; *polls counts from 0 per wait. */
 void ibc_wait_relax(enum ibc_wait w, unsigned long *polls);
 

@@ -32,12 +32,17 @@ static const struct ibc_opt common_opts[] = {
 /* ---------------------------------------------------------- faults ---- */
 int ibc_suite_fault(const char *where, int rank, long n)
 {
-	const char *f = getenv("IBC_FAULT");
-	char w[32];
-	int r;
-	long at = 1;
+	static int parsed, armed, r;
+	static char w[32];
+	static long at = 1;
 
-	if (f == NULL || sscanf(f, "%31[^:]:%d:%ld", w, &r, &at) < 2)
+	if (!parsed) { /* once: the loops call this per operation */
+		const char *f = getenv("IBC_FAULT");
+
+		armed = f != NULL && sscanf(f, "%31[^:]:%d:%ld", w, &r, &at) >= 2;
+		parsed = 1;
+	}
+	if (!armed)
 		return IBC_OK;
 	if (strcmp(w, where) != 0 || r != rank || at != n)
 		return IBC_OK;

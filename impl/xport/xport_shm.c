@@ -192,12 +192,25 @@ struct pend {
 	void *inline_buf;
 };
 
+/* The last mapped registration resolved at a peer: a later access with the
+ * same key, while that key is still the entry's, goes straight to the
+ * mapping (the key carries a generation: the same key is the same
+ * registration).  Saves the entry's snapshot on the fast path. */
+struct rcache {
+	uint32_t key;
+	unsigned access;
+	const _Atomic uint32_t *live;  /* the entry's rkey word */
+	uint64_t addr, len;            /* the registered range (owner's addresses) */
+	char *base;                    /* where addr is mapped here */
+};
+
 struct peer {
 	struct shm_ctl *ctl;
 	size_t ctl_len;
 	pid_t pid;
 	struct seg_map *maps; /* SHM_MR_MAX entries, allocated on first use */
 	struct pend *pend_head, *pend_tail;
+	struct rcache rc;
 };
 
 struct own_mr {
@@ -452,12 +465,22 @@ static int resolve(struct shm *st, int peer, int self, uint32_t key, uint64_t ad
 		   uint64_t len, unsigned need, struct target *t)
 {
 	struct shm_ctl *c = st->peers[peer].ctl;
+	struct rcache *rc = &st->peers[peer].rc;
 	struct shm_mr_ent *ent;
 	struct ent_snap e;
 	uint32_t idx, k;
 
 	if (key == 0)
 		return RS_BAD_RKEY;
+	if (key == rc->key && !self && (rc->access & need) == need && addr >= rc->addr &&
+	    len <= rc->len && addr - rc->addr <= rc->len - len &&
+	    atomic_load_explicit(rc->live, memory_order_acquire) == key) {
+		t->kind = T_PTR;
+		t->ptr = rc->base + (addr - rc->addr);
+		t->len = len;
+		t->pid = st->peers[peer].pid;
+		return RS_OK;
+	}
 	idx = (key ^ c->salt) & SHM_MR_IDX_MASK;
 	ent = &c->mrs[idx];
 	k = atomic_load_explicit(&ent->rkey, memory_order_acquire);
@@ -494,6 +517,8 @@ static int resolve(struct shm *st, int peer, int self, uint32_t key, uint64_t ad
 											   : RS_DEREG;
 		t->kind = T_PTR;
 		t->ptr = base + (addr - e.addr);
+		*rc = (struct rcache){ .key = key, .access = e.access, .live = &ent->rkey,
+				       .addr = e.addr, .len = e.len, .base = base };
 		return RS_OK;
 	}
 	t->kind = T_PVM;
