@@ -976,7 +976,9 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		for (k = 0; b->rank == 0 && k < n; k++)
 			if (st[k].active && st[k].kept == 0) {
 				ibc_error("harness: %s: every iteration started late in its window "
-					  "(W %.2f us)%s", st[k].op->variant, st[k].win_us,
+					  "(W %.2f us)%s%s", st[k].op->variant, st[k].win_us,
+					  h->oversub ? " (more ranks than PUs: they cannot all be "
+						       "running at a common start)" : "",
 					  p->sync_mode == IBC_HARNESS_SYNC_AUTO ?
 						  "; measuring the point again at a barrier" : "");
 				redo = 1;
