@@ -186,6 +186,15 @@ double ibc_timer_tsc_ghz(void)
 	return timer_src == IBC_TIMER_TSC ? tsc_ghz : 0.0;
 }
 
+void ibc_timer_tsc_ghz_set(double ghz)
+{
+	timer_ensure();
+	if (timer_src != IBC_TIMER_TSC || !(ghz > 0.05 && ghz < 20.0))
+		return;
+	tsc_ghz = ghz;
+	tsc_us_per_tick = 1.0 / (ghz * 1000.0);
+}
+
 uint64_t ibc_timer_ticks(void)
 {
 	timer_ensure();

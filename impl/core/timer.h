@@ -14,6 +14,12 @@ int ibc_timer_init(void);
 enum ibc_timer_source ibc_timer_source(void);
 const char *ibc_timer_source_name(void);   /* "tsc" or "clock_gettime" */
 double ibc_timer_tsc_ghz(void);             /* calibrated TSC rate, 0 if unused */
+/* Adopts another process's calibration (the TSC source only; no-op
+ * otherwise): processes of one node that calibrated separately differ by a
+ * few ppm, which over the TSC's count since boot is milliseconds apart in
+ * absolute time.  The global clock makes a node's ranks share their
+ * leader's (gclock.c). */
+void ibc_timer_tsc_ghz_set(double ghz);
 
 uint64_t ibc_timer_ticks(void);             /* raw ticks of the chosen source */
 double ibc_timer_ticks_to_us(uint64_t ticks);

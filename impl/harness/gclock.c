@@ -268,7 +268,12 @@ static int net_round(struct net_ch *c, int l, const struct ibc_gclock *g, struct
 }
 
 /* ----------------------------------------------------------- fitting ---- */
-/* Least squares o = offset + drift (x - ref) through n points. */
+/* Least squares o = offset + drift (x - ref) through n points.  A drift that
+ * the points do not show beyond three standard errors is taken as 0: the fit
+ * spans milliseconds, the model is used for seconds, and a slope made of
+ * noise (1e-3 from a bootstrap's 15 us jitter over 15 ms) would put the
+ * clocks milliseconds apart by then; real drifts are ppm, which the fresh
+ * fit at every point keeps small. */
 static void fit_line(const double *x, const double *y, int n, struct ibc_gclock *m,
 		     double *resid)
 {
@@ -294,6 +299,12 @@ static void fit_line(const double *x, const double *y, int n, struct ibc_gclock 
 		ss += e * e;
 	}
 	*resid = n > 2 ? sqrt(ss / (n - 2)) : 0;
+	if (sxx <= 0 || fabs(m->drift) < 3 * *resid / sqrt(sxx)) {
+		m->drift = 0;
+		for (ss = 0, i = 0; i < n; i++)
+			ss += (y[i] - my) * (y[i] - my);
+		*resid = n > 1 ? sqrt(ss / (n - 1)) : 0;
+	}
 }
 
 /* Leaders' models against rank 0; *resid = this leader's fit residual. */
@@ -500,6 +511,18 @@ int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 			ibc_error("gclock: rank 0 is not its node's local rank 0");
 		rc = IBC_ERR_PROTO;
 		goto out_free;
+	}
+
+	/* a node's ranks share their leader's TSC calibration: calibrated
+	 * apart (under a launcher or MPI, not fork), they differ by a few ppm,
+	 * milliseconds over the count since boot */
+	{
+		double ghz = ibc_timer_tsc_ghz();
+
+		rc = ibc_boot_allgather(b, &ghz, lm, sizeof(ghz));
+		if (rc != IBC_OK)
+			goto out_free;
+		ibc_timer_tsc_ghz_set(((double *)lm)[leader[b->rank]]);
 	}
 
 	/* across nodes: fit the leaders against rank 0 */

@@ -14,9 +14,13 @@
  *    measure the cost; an oversleep of the harness's own wait is flagged
  *    as well, so a few more may be counted;
  *  - a mutant clock offset (IBC_GCLOCK_MUTANT=1:5): the check fails, --sync
- *    window is refused, auto falls back to the barrier sync and says why. */
+ *    window is refused, auto falls back to the barrier sync and says why.
+ * Started by ibchar-launch (PMI_FD set), this binary is instead the worker of
+ * tests/harness/hosts.t: window mode across network-namespace hosts, the
+ * clock fitted over the bootstrap (see worker()). */
 #include "boot/boot.h"
 #include "core/csv.h"
+#include "core/log.h"
 #include "core/status.h"
 #include "core/timer.h"
 #include "core/topo.h"
@@ -29,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -211,11 +216,105 @@ static void clock_job(void)
 	       g.err_us, g.rtt_us);
 }
 
-int main(void)
+/* The worker of tests/harness/hosts.t, one rank per host: in window mode
+ * rank r spins D_r = 100 (r + 1) us from the common start, then the ranks
+ * meet at a counter in a shared segment (the test hosts are namespaces of
+ * one machine); with a correct global clock the slowest rank ends 200 us
+ * after the start, and a clock that starts rank 1 d late makes it 200 + d.
+ * Rank 0 prints "gclock ok=.. err_us=.. method=..", "row p50=.. skew=.." and
+ * the run's status on stdout.  IBC_GCLOCK_MUTANT applies as usual. */
+static int o_spin_meet(struct ibc_harness *h, void *arg)
+{
+	struct op *o = arg;
+
+	o->mode = 0;
+	return o_run(h, arg);
+}
+
+static int worker(const char *dir)
+{
+	static struct op o;
+	const struct ibc_harness_op op = { .variant = "spin-meet", .arg = &o, .setup = o_setup,
+					   .run = o_spin_meet };
+	struct ibc_harness_params p;
+	struct ibc_csv_table *t = NULL;
+	struct ibc_boot *b;
+	struct ibc_gclock g;
+	char path[256];
+	void *map = NULL;
+	int rc = ibc_boot_open(NULL, 1, &b), rc2;
+
+	if (rc != IBC_OK)
+		return 1;
+	/* a segment of rank 0's, mapped by every rank: the hosts share /dev/shm */
+	{
+		char name[64] = "";
+		int fd = -1;
+
+		if (b->rank == 0) {
+			snprintf(name, sizeof(name), "/ibc-hosts-meet-%d", (int)getpid());
+			fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+			if (fd < 0 || ftruncate(fd, 4096) != 0)
+				name[0] = '\0';
+		}
+		ibc_boot_bcast(b, name, sizeof(name), 0);
+		if (fd < 0 && name[0] != '\0')
+			fd = shm_open(name, O_RDWR, 0600);
+		if (fd >= 0)
+			map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (fd >= 0)
+			close(fd);
+		ibc_boot_barrier(b);
+		if (b->rank == 0 && name[0] != '\0')
+			shm_unlink(name);
+		if (map == NULL || map == MAP_FAILED) {
+			fprintf(stderr, "worker: no shared segment\n");
+			return 1;
+		}
+		meet = map;
+	}
+	rc = ibc_gclock_sync(b, NULL, IBC_WAIT_SPIN_YIELD, &g);
+	if (b->rank == 0)
+		printf("gclock rc=%d ok=%d err_us=%.3f resid_us=%.3f method=%s why=%s\n", rc, g.ok,
+		       g.err_us, g.resid_us, g.method, g.ok ? "-" : g.why);
+	ibc_harness_params_init(&p);
+	p.suite = "harness-hosts";
+	p.out_dir = dir;
+	/* the test hosts are namespaces of one machine: pinning each host's
+	 * local rank 0 to PU 0 would put both ranks on one PU */
+	p.pin = 0;
+	p.iters = ITERS;
+	p.warmup = 10;
+	p.sync_mode = IBC_HARNESS_SYNC_WINDOW;
+	p.print_rows = 0;
+	p.progress = 0;
+	p.probe = NULL;
+	if (rc == IBC_OK)
+		rc = ibc_harness_run(b, &p, &op, 1);
+	if (b->rank == 0) {
+		snprintf(path, sizeof(path), "%s/results.csv", dir);
+		if (rc == IBC_OK && ibc_csv_read(path, &t) == IBC_OK && t->nrows == 2) {
+			printf("row p50=%s skew=%s nodes=%s extra=%s\n", ibc_csv_cell(t, 0, "p50_us"),
+			       ibc_csv_cell(t, 0, "skew_us"), ibc_csv_cell(t, 0, "nodes"),
+			       ibc_csv_cell(t, 0, "extra"));
+			ibc_csv_table_free(t);
+		}
+		printf("status %d\n", rc);
+		fflush(stdout);
+	}
+	rc2 = ibc_boot_close(b);
+	return rc == IBC_OK && rc2 == IBC_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv)
 {
 	struct ibc_topo_info ti;
 	struct result r;
 
+	if (getenv("PMI_FD") != NULL) {
+		ibc_log_init("window-worker");
+		return worker(argc > 1 ? argv[1] : "/tmp");
+	}
 	tap_plan_none();
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	if (ibc_topo_query(&ti) != IBC_OK || ti.allowed_pus < 2)

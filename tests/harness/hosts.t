@@ -1,0 +1,41 @@
+#!/bin/sh
+# Window mode across hosts: 2 ranks on two network-namespace test hosts under
+# ibchar-launch (build/tests/harness/window.t as the worker; one rank per
+# host, so the 2 PUs are not oversubscribed); the global clock is fitted over
+# the bootstrap (no transport spans the hosts here) and checked.  An
+# operation of known cost (rank r spins 100 (r + 1) us from the common start,
+# then both meet in a shared segment) is reported as 200 us, plus at most
+# the clock's error bound; a mutant offset on the second host's rank fails
+# the check.  Root only (namespaces).
+. "$(dirname "$0")/../launch/lib.sh"
+W=$IBC_BUILD/tests/harness/window.t
+why=$(netns_why)
+[ -z "$why" ] || skip_all "$why"
+[ -x "$W" ] || skip_all "$W not built"
+hosts_up 2 || skip_all "cannot bring up test hosts"
+run() { # extra env, output file
+	env $1 "$LAUNCH" -n 2 --hosts ibc-h1,ibc-h2 --rsh 'ip netns exec {host}' --timeout 120 \
+		-x IBC_GCLOCK_MUTANT -- "$W" "$TMP/r$2" >"$TMP/out$2" 2>"$TMP/err$2"
+}
+mkdir -p "$TMP/r1" "$TMP/r2"
+run "IBC_GCLOCK_MUTANT=" 1
+is "$?" 0 "2 ranks on 2 hosts, --sync window: the job succeeds"
+g=$(grep '^gclock' "$TMP/out1")
+like "$g" "ok=1 .*method=linear fit over bootstrap launcher" "the clock is fitted over the bootstrap and passes its check ($g)"
+# the harness builds its own clock for the run: its bound is the one to hold
+err=$(sed -n 's/^clock_err_us,//p' "$TMP/r1/meta.csv" 2>/dev/null | head -n 1)
+diag "the run's clock: $(grep '^clock' "$TMP/r1/meta.csv" 2>/dev/null | tr '\n' ' ')"
+ok "$(awk -v e="${err:-1e9}" 'BEGIN { exit !(e < 200) }'; echo $?)" "its error bound is a bootstrap round trip's ($err us)"
+row=$(grep '^row' "$TMP/out1")
+p50=$(echo "$row" | sed -n 's/.*p50=\([0-9.]*\).*/\1/p')
+skew=$(echo "$row" | sed -n 's/.*skew=\([0-9.]*\).*/\1/p')
+like "$row" "nodes=2 .*sync=window" "the row is from 2 nodes in window mode"
+ok "$(awk -v p="${p50:-0}" -v e="${err:-0}" 'BEGIN { exit !(p > 195 && p < 200 + e + 10) }'; echo $?)" \
+	"known cost across hosts: p50 $p50 us in [195, 200 + the error bound + 10]"
+run "IBC_GCLOCK_MUTANT=1:3000" 2
+g=$(grep '^gclock' "$TMP/out2")
+like "$g" "ok=0 .*clock check failed: rank 1" "a mutant offset (rank 1, +3 ms) fails the check ($g)"
+grep -q '^status 0' "$TMP/out2"
+ok "$([ $? != 0 ]; echo $?)" "... and --sync window refuses to run on it"
+cat "$TMP"/out1 "$TMP"/err1 | sed "s/^/# /" | tail -12
+done_testing
