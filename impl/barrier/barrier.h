@@ -69,7 +69,7 @@ struct ibc_barrier_params {
 	int fanin;
 	/* RGM: a receiver still waiting for the release after this long
 	 * sends a NAK to the root, and another after each further timeout
-	 * (after 8 unanswered NAKs over 100 timeouts it reads the root's
+	 * (after 8 unanswered NAKs over 400 timeouts it reads the root's
 	 * release word directly); microseconds, > 0. */
 	double timeout_us;
 	/* Every algorithm: give up waiting after this long (IBC_ERR_TIMEOUT,

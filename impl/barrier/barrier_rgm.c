@@ -34,10 +34,11 @@
  * collective, e.g. the harness's sync across hosts), after RGM_PULL_AFTER
  * unanswered NAKs over RGM_PULL_TIMEOUTS timeouts a receiver reads the root's
  * release word with an RDMA read (counted as a pull) — one-sided, it never
- * needs the root.  A retransmitted
- * release may be lost too, so one unanswered NAK says little: with 30% loss
- * per datagram, 8 NAKs in a row all go unanswered once in ~15000 releases.  Without losses none of
- * this runs: a receiver only spins on its receive queue.
+ * needs the root.  A retransmitted release may be lost too, and a loaded VM
+ * may not run the root for a while, so one unanswered NAK says little: with
+ * 30% loss per datagram, 8 NAKs in a row all go unanswered once in ~15000
+ * releases.  Without losses none of this runs: a receiver only spins on its
+ * receive queue.
  *
  * Words of each rank (64-bit): [0, N) gather slots by child rank;
  * [N, 2N) NAK words (root); [2N] release word (root) / read target (others);
@@ -60,7 +61,7 @@
 #define RGM_NAK_SEQ_BITS 20
 #define RGM_SERVE_EVERY 8    /* root: scan NAK words every 8 polls */
 #define RGM_PULL_AFTER 8     /* NAKs without a release before a receiver pulls ... */
-#define RGM_PULL_TIMEOUTS 100 /* ... over at least this many timeouts (50 ms by default:
+#define RGM_PULL_TIMEOUTS 400 /* ... over at least this many timeouts (200 ms by default:
 				 a VM may stall that long; a root that does not serve
 				 NAKs does so for good) */
 

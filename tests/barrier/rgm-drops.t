@@ -12,19 +12,13 @@
 # the first timed one),
 # and mcast_drops / ((N - 1) * (barriers + retransmits)) is near the rate.
 # IBC_TEST_XPORT picks the transport (shm here; verbs in make check-rxe).
-BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+. "$(dirname "$0")/../lib/tap.sh"
 BIN=$BUILD/bin/ibchar-barrier
 XPORT=${IBC_TEST_XPORT:-shm}
 RANKS=${IBC_TEST_RGM_RANKS:-3 5}
 ITERS=${IBC_TEST_RGM_ITERS:-1000}
-if [ ! -x "$BIN" ]; then
-	echo "1..0 # SKIP $BIN not built"
-	exit 0
-fi
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d /tmp/ibc-rgm-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_need "$BUILD/bin/ibchar-barrier"
+tap_tmp rgm
 set -- $RANKS
 echo "1..$(($# * 2 * 4))"
 for N in $RANKS; do

@@ -3,16 +3,10 @@
 # the variant x N summary on stdout; under ibchar-launch (--launcher tree)
 # too, with the node sync as the harness's sync step; bad parameters exit 2
 # with a message.
-BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+. "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
-if [ ! -x "$IBCHAR" ] || [ ! -x "$BUILD/bin/ibchar-barrier" ]; then
-	echo "1..0 # SKIP ibchar or ibchar-barrier not built in $BUILD"
-	exit 0
-fi
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d /tmp/ibc-brun-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_need "$BUILD/bin/ibchar" "$BUILD/bin/ibchar-barrier"
+tap_tmp brun
 echo "1..13"
 
 timeout 50 "$IBCHAR" run barrier --ranks 2,3 --iters 200 --xport shm --out "$tmp/r" --validate \

@@ -1,16 +1,10 @@
 #!/bin/sh
 # The ibchar command: help, bad options, list, and a real probe run whose
 # results.csv and meta.csv are checked.
-BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+. "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
-if [ ! -x "$IBCHAR" ]; then
-	echo "1..0 # SKIP $IBCHAR not built"
-	exit 0
-fi
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d /tmp/ibc-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_need "$BUILD/bin/ibchar"
+tap_tmp cli
 echo "1..18"
 
 "$IBCHAR" --help >"$tmp/help" 2>&1; rc=$?

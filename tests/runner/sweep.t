@@ -3,16 +3,10 @@
 # cannot run is skipped for that suite with a note, the others go on; --mpi
 # picks the launcher that can start the -<mpi> build, and refuses one that
 # cannot (exit 2, saying what to add); the summary pivots swept suites.
-BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+. "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
-if [ ! -x "$IBCHAR" ]; then
-	echo "1..0 # SKIP $IBCHAR not built"
-	exit 0
-fi
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d /tmp/ibc-sweep-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_need "$BUILD/bin/ibchar"
+tap_tmp sweep
 echo "1..9"
 
 timeout 120 "$IBCHAR" run link barrier --ranks 2,4 --sizes 8 --variants write-lat,rds \

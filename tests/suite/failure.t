@@ -4,17 +4,11 @@
 # non-zero within 2 s (not at a 60 s deadline in some peer's wait or in a
 # collective teardown), says which rank failed where, and leaves no process
 # behind; under the fork bootstrap, ibchar-launch and mpirun.
-BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+. "$(dirname "$0")/../lib/tap.sh"
 BIN=$BUILD/bin/ibchar-barrier
 LAUNCH=$BUILD/bin/ibchar-launch
-if [ ! -x "$BIN" ]; then
-	echo "1..0 # SKIP $BIN not built"
-	exit 0
-fi
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d /tmp/ibc-fail-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_need "$BUILD/bin/ibchar-barrier"
+tap_tmp fail
 ms() { date +%s%3N; }
 echo "1..15"
 
