@@ -27,8 +27,8 @@
 #define STREAM_CQ_MOD_LIMIT 8192 /* ... and the size above which it signals every write */
 
 enum kind {
-	K_WRITE_LAT, K_WRITE_LAT_LASTBYTE, K_READ_LAT, K_SEND_LAT, K_WRITE_BW_BURST,
-	K_WRITE_BW_STREAM, K_PT_LAT, K_PT_BW, K_COUNT
+	K_WRITE_LAT, K_WRITE_LAT_LASTBYTE, K_WRITE_LAT_IMM, K_READ_LAT, K_SEND_LAT,
+	K_WRITE_BW_BURST, K_WRITE_BW_STREAM, K_PT_LAT, K_PT_BW, K_COUNT
 };
 
 static long opt_window = 64;
@@ -283,6 +283,41 @@ static int run_write_lat_lastbyte(struct link_inst *in)
 	return rc;
 }
 
+static int recv_one(struct link *L);
+
+/* the payload as one RDMA write with immediate: its receive completion at
+ * the peer says the data has landed (ordered by the transport), one packet */
+static int imm_post(struct link_inst *in)
+{
+	struct link *L = in->L;
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	unsigned flags = IBC_XPORT_WR_SIGNALED |
+			 (in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0);
+
+	return ibc_xport_write_imm(L->x, L->peer, &s, 1, remote(L, in->a->rx), L->rd[L->peer].rkey,
+				   (uint32_t)in->seq, flags, in->seq);
+}
+
+static int run_write_lat_imm(struct link_inst *in)
+{
+	struct link *L = in->L;
+	int rc;
+
+	in->seq++;
+	if (L->rank == 0) {
+		rc = imm_post(in);
+		if (rc == IBC_OK)
+			rc = recv_one(L);
+	} else {
+		rc = recv_one(L);
+		if (rc == IBC_OK)
+			rc = imm_post(in);
+	}
+	if (rc == IBC_OK)
+		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "write-lat-imm");
+	return rc;
+}
+
 static int run_read_lat(struct link_inst *in)
 {
 	struct link *L = in->L;
@@ -471,7 +506,9 @@ static int v_setup(struct ibc_suite_op *o)
 		in->a->tx[i] = pattern(bytes, i);
 	if (k == K_WRITE_LAT_LASTBYTE)
 		in->a->rx[bytes - 1] = 0; /* the peer's first round writes 1 there */
-	if (k == K_SEND_LAT) {
+	if (k == K_SEND_LAT || k == K_WRITE_LAT_IMM) {
+		/* one pool of receives for both: each consumes one and posts
+		 * one back per message, so they may share the queue */
 		while (L->recvs_posted < NRECV) {
 			int rc = recv_post_one(L);
 
@@ -514,6 +551,8 @@ static int v_run(struct ibc_suite_op *o)
 		return run_write_lat(in);
 	case K_WRITE_LAT_LASTBYTE:
 		return run_write_lat_lastbyte(in);
+	case K_WRITE_LAT_IMM:
+		return run_write_lat_imm(in);
 	case K_READ_LAT:
 		return run_read_lat(in);
 	case K_SEND_LAT:
@@ -601,6 +640,10 @@ static int v_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	case K_WRITE_LAT_LASTBYTE:
 		snprintf(buf, cap, "poll=last-byte;inline=%d", in->bytes <= L->x->caps.max_inline);
 		break;
+	case K_WRITE_LAT_IMM:
+		snprintf(buf, cap, "notify=receive-completion;inline=%d",
+			 in->bytes <= L->x->caps.max_inline);
+		break;
 	case K_PT_LAT:
 		snprintf(buf, cap, "tool=ib_write_lat;samples=%ld", in->pt.n);
 		break;
@@ -640,6 +683,8 @@ static const struct ibc_suite_variant variants[] = {
 		     "RDMA-write ping-pong, payload then an ordered 8-byte flag; one-way = RTT/2"),
 	LINK_VARIANT("write-lat-lastbyte", K_WRITE_LAT_LASTBYTE, NULL, 0, 0.5,
 		     "as ib_write_lat: one signaled write, the receiver polls its last byte"),
+	LINK_VARIANT("write-lat-imm", K_WRITE_LAT_IMM, NULL, 0, 0.5,
+		     "RDMA write with immediate, the receiver waits for its receive completion"),
 	LINK_VARIANT("read-lat", K_READ_LAT, NULL, 0, 1.0, "RDMA read of the size, until its completion"),
 	LINK_VARIANT("send-lat", K_SEND_LAT, NULL, 0, 0.5, "send/receive ping-pong; one-way = RTT/2"),
 	LINK_VARIANT("write-bw-burst", K_WRITE_BW_BURST, NULL, IBC_SUITE_V_NO_B2B, 1.0,

@@ -13,6 +13,10 @@
  *                       where the last byte of a write lands last, which verbs
  *                       does not promise (rxe and the usual HCAs do it); hence
  *                       the name;
+ *   write-lat-imm       the payload as one RDMA write with immediate; the receiver
+ *                       waits for its receive completion, which the transport
+ *                       orders after the data: ordered like write-lat, one
+ *                       packet per direction like write-lat-lastbyte;
  *   read-lat            RDMA read of the size from the peer, until its completion;
  *   send-lat            send/receive ping-pong (receives posted ahead);
  *   write-bw-burst      one burst per iteration: a window of writes posted as one
