@@ -27,12 +27,13 @@
  *    skew of a sync step.  A rank that finds itself past the start after
  *    its wait (more than the tolerance late_tol_us) marks the iteration
  *    late: it leaves the statistics on every rank and is counted
- *    (late_iters).  W starts at twice the operations' time in the warm-up
- *    plus the clock's error and adapts block by block (doubles when
- *    iterations start late, shrinks slowly while none do); blocks are
- *    re-anchored by a sync step so a late block does not make the next one
- *    late.  Oversubscribed ranks cannot all be on a PU at one instant, so
- *    there the default is barrier;
+ *    (late_iters).  Each operation has its own W: three times its median
+ *    (the slowest rank's) plus twice the clock's error and 2 us, from the
+ *    warm-up and then block by block (see window_anchor); blocks are
+ *    re-anchored after a sync step so a late block does not make the next
+ *    one late.  Oversubscribed ranks cannot all be on a PU at one instant,
+ *    so there the default is barrier; on a host so noisy that most starts
+ *    are late, auto goes on at a barrier (meta.csv: sync_fallback);
  *  - barrier: before every timed iteration the ranks line up at a sync step
  *    that is not the operation under test (one node: a shared-memory
  *    barrier, several: the bootstrap's barrier) and each times itself from
