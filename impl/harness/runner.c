@@ -47,85 +47,49 @@ static int bench_path(const char *bindir, const char *bench, const char *mpi, ch
 	return access(path, X_OK) == 0;
 }
 
-/* The variants of a suite's bench (its -<mpi> build when mpi is set), as
- * "a,b,c": the bench's own list (list_args), else the table's. */
+/* The variants of a suite's bench (its -<mpi> build when mpi is set) into
+ * out: the bench's own list (list_args), else the table's. */
 static void variants_get(const char *bindir, const struct ibc_suite *s, const char *mpi,
-			 char *buf, size_t cap)
+			 struct ibc_opt_strlist *out)
 {
 	char path[4200], cmd[4400], line[256];
-	size_t used = 0;
 	FILE *f;
 
-	buf[0] = '\0';
+	memset(out, 0, sizeof(*out));
 	if (s->list_args != NULL && bench_path(bindir, s->bench, mpi, path, sizeof(path))) {
 		snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", path, s->list_args);
 		f = popen(cmd, "r");
 		if (f != NULL) {
-			while (fgets(line, sizeof(line), f) != NULL && used + 2 < cap) {
-				int w;
-
+			while (fgets(line, sizeof(line), f) != NULL) {
 				line[strcspn(line, "\r\n")] = '\0';
-				if (line[0] == '\0')
-					continue;
-				w = snprintf(buf + used, cap - used, "%s%s", used ? "," : "", line);
-				if (w > 0)
-					used += (size_t)w;
+				if (line[0] != '\0' && ibc_opt_strlist_add(out, line, 0) != IBC_OK)
+					break;
 			}
 			pclose(f);
 		}
 	}
-	if (buf[0] == '\0')
-		snprintf(buf, cap, "%s", s->variants);
+	if (out->n == 0)
+		(void)ibc_opt_strlist_add(out, s->variants, 1);
+}
+
+static int strlist_has(const struct ibc_opt_strlist *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], name) == 0)
+			return 1;
+	return 0;
 }
 
 static void variants_print(const char *bindir, const struct ibc_suite *s)
 {
-	char names[2048];
+	struct ibc_opt_strlist names;
+	size_t i;
 
-	variants_get(bindir, s, NULL, names, sizeof(names));
-	for (char *c = names; *c; c++)
-		if (*c == ',')
-			*c = ' ';
-	printf("%s", names);
-}
-
-/* 1 when name is in the comma-separated list */
-static int name_in(const char *list, const char *name, size_t len)
-{
-	const char *p = list;
-
-	while (*p) {
-		size_t l = strcspn(p, ",");
-
-		if (l == len && strncmp(p, name, len) == 0)
-			return 1;
-		p += l;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
-/* The names of want (comma-separated) that are the suite's, into buf ("" when
- * none); "all" is everyone's. */
-static void variants_filter(const char *want, const char *have, char *buf, size_t cap)
-{
-	const char *p = want;
-	size_t used = 0;
-
-	buf[0] = '\0';
-	while (*p) {
-		size_t l = strcspn(p, ",");
-
-		if (l > 0 && ((l == 3 && strncmp(p, "all", 3) == 0) || name_in(have, p, l)) &&
-		    used + l + 2 < cap) {
-			used += (size_t)snprintf(buf + used, cap - used, "%s%.*s", used ? "," : "",
-						 (int)l, p);
-		}
-		p += l;
-		if (*p == ',')
-			p++;
-	}
+	variants_get(bindir, s, NULL, &names);
+	for (i = 0; i < names.n; i++)
+		printf("%s%s", i ? " " : "", names.v[i]);
 }
 
 int ibc_harness_runner_list(const char *bindir)
@@ -259,7 +223,7 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 		      int *exit_code)
 {
 	const char *launcher = o->launcher != NULL ? o->launcher : s->launcher;
-	const char *mpi = o->mpi != NULL && strcmp(o->mpi, "none") != 0 ? o->mpi : NULL;
+	const char *mpi = mpi_of(o);
 	const char *build_mpi;
 	struct argv_buf a = { .n = 0 };
 	char bench[4200], mpirun[4200], prog[64], budget[32];
@@ -582,6 +546,8 @@ static void summary_print(const char *out, const char *run_id)
 
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 {
+	static struct ibc_opt_strlist want;
+	struct ibc_opt_strlist *have = NULL; /* per suite, with --variants */
 	const struct ibc_suite *todo[64];
 	struct ibc_opt_list ranks;
 	char out_buf[256], run_id[64], devs[256];
@@ -630,7 +596,7 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		fprintf(stderr, "ibchar: no suite can run here\n");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	if (o->mpi != NULL && strcmp(o->mpi, "none") != 0) {
+	if (mpi_of(o) != NULL) {
 		if (o->launcher != NULL && strcmp(o->launcher, "mpirun") != 0 &&
 		    strcmp(o->launcher, "tree") != 0) {
 			fprintf(stderr, "ibchar: --mpi %s runs the -%s build of a suite, which --launcher "
@@ -649,41 +615,47 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 	fprintf(stderr, "ibchar: run %s -> %s\n", run_id, out);
 	/* --variants shared by several suites: each suite gets its own names; a
 	 * name that is no suite's is an error, a suite with none of them is
-	 * skipped */
+	 * skipped.  Each bench lists its variants once. */
 	if (o->variants != NULL) {
-		char all[8192] = "", one[2048], *p;
-		size_t used = 0;
+		size_t k, w;
 
-		for (i = 0; i < ntodo; i++) {
-			variants_get(o->bindir, todo[i], mpi_of(o), one, sizeof(one));
-			used += (size_t)snprintf(all + used, sizeof(all) - used, "%s%s", used ? "," : "", one);
-			if (used >= sizeof(all))
-				used = sizeof(all) - 1;
+		memset(&want, 0, sizeof(want));
+		have = calloc(ntodo, sizeof(*have));
+		if (have == NULL || ibc_opt_strlist_add(&want, o->variants, 1) != IBC_OK) {
+			fprintf(stderr, "ibchar: bad variant list '%s'\n", o->variants);
+			free(have);
+			return IBC_ERR_INVAL;
 		}
-		for (p = (char *)o->variants; *p;) {
-			size_t l = strcspn(p, ",");
-
-			if (l > 0 && !(l == 3 && strncmp(p, "all", 3) == 0) && !name_in(all, p, l)) {
-				fprintf(stderr, "ibchar: unknown variant '%.*s' (known: %s)\n", (int)l, p, all);
+		for (i = 0; i < ntodo; i++)
+			variants_get(o->bindir, todo[i], mpi_of(o), &have[i]);
+		for (w = 0; w < want.n; w++) {
+			for (k = 0; k < ntodo && !strlist_has(&have[k], want.v[w]); k++)
+				;
+			if (k == ntodo && strcmp(want.v[w], "all") != 0) {
+				fprintf(stderr, "ibchar: unknown variant '%s' (known:", want.v[w]);
+				for (k = 0; k < ntodo; k++)
+					for (j = 0; j < have[k].n; j++)
+						fprintf(stderr, " %s", have[k].v[j]);
+				fprintf(stderr, ")\n");
+				free(have);
 				return IBC_ERR_INVAL;
 			}
-			p += l;
-			if (*p == ',')
-				p++;
 		}
 	}
 	for (i = 0; i < ntodo; i++) {
 		const struct ibc_suite *s = todo[i];
-		char have[2048], mine[2048];
+		char mine[2048] = "";
+		size_t w, used = 0;
 
-		if (o->variants != NULL) {
-			variants_get(o->bindir, s, mpi_of(o), have, sizeof(have));
-			variants_filter(o->variants, have, mine, sizeof(mine));
-			if (mine[0] == '\0') {
-				fprintf(stderr, "ibchar: %s: none of --variants %s is one of its variants; "
-					"skipped\n", s->name, o->variants);
-				continue;
-			}
+		for (w = 0; have != NULL && w < want.n; w++)
+			if ((strcmp(want.v[w], "all") == 0 || strlist_has(&have[i], want.v[w])) &&
+			    used + strlen(want.v[w]) + 2 < sizeof(mine))
+				used += (size_t)snprintf(mine + used, sizeof(mine) - used, "%s%s",
+							 used ? "," : "", want.v[w]);
+		if (have != NULL && mine[0] == '\0') {
+			fprintf(stderr, "ibchar: %s: none of --variants %s is one of its variants; "
+				"skipped\n", s->name, o->variants);
+			continue;
 		}
 		if (o->ranks == NULL && ibc_opt_list_parse(s->default_ranks, 0, &ranks) != IBC_OK) {
 			ibc_error("runner: suite %s: bad default ranks '%s'", s->name, s->default_ranks);
@@ -703,12 +675,13 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 				continue;
 			}
 			code = 1;
-			rc = one_launch(o, s, o->variants != NULL ? mine : NULL, out, run_id, n, &code);
+			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, n, &code);
 			if (rc == IBC_ERR_UNSUPPORTED)
 				continue;
 			if (rc == IBC_OK && code == 2) {
 				/* the bench rejected its options (it said why): a usage error */
 				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
+				free(have);
 				return IBC_ERR_INVAL;
 			}
 			if (rc != IBC_OK || code != 0) {
@@ -721,6 +694,7 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 			ran++;
 		}
 	}
+	free(have);
 	summary_print(out, run_id);
 	if (failed > 0) {
 		fprintf(stderr, "ibchar: %d launch%s failed\n", failed, failed == 1 ? "" : "es");
