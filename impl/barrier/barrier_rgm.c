@@ -23,10 +23,10 @@
  * when many ranks time out at once.  The word holds (id << 20 | sequence),
  * so a repeated NAK for the same barrier is still a change the root sees.
  * The paper's root is woken by a solicited event; ours serves NAKs wherever
- * it waits: inside RGM (gathering the next barrier, or in destroy), and
- * outside it through the transport's progress hook (xport.h), which every
- * wait of the process calls: another barrier's, the harness's sync step and
- * window waits (through the suite driver).  A rank that lost release k
+ * it waits, through the transport's progress hook (xport.h), which every
+ * wait of the process calls: RGM's own (gathering the next barrier, or in
+ * destroy), another barrier's, the harness's sync step and window waits
+ * (through the suite driver).  A rank that lost release k
  * cannot enter anything collective after barrier k, so the root is always
  * found waiting for it somewhere.
  *
@@ -59,7 +59,6 @@
 #define RGM_NRECV 32         /* multicast receive buffers per rank */
 #define RGM_RECV_BYTES 64    /* room for a GRH (40) + the 8-byte id */
 #define RGM_NAK_SEQ_BITS 20
-#define RGM_SERVE_EVERY 8    /* root: scan NAK words every 8 polls */
 #define RGM_PULL_AFTER 8     /* NAKs without a release before a receiver pulls ... */
 #define RGM_PULL_TIMEOUTS 400 /* ... over at least this many timeouts (200 ms by default:
 				 a VM may stall that long; a root that does not serve
@@ -310,30 +309,6 @@ static int naks_serve(struct ibc_barrier *b)
 	return release_send(b, rel);
 }
 
-/* Root: wait for word index >= value, serving NAKs meanwhile. */
-static int root_wait(struct ibc_barrier *b, size_t index, uint64_t value, int peer,
-		     const char *what)
-{
-	struct ibc_barrier_waiter w;
-	int rc;
-
-	ibc_barrier_waiter_init(&w);
-	while (load_acq(&b->words[index]) < value) {
-		if ((w.polls % RGM_SERVE_EVERY) == RGM_SERVE_EVERY - 1) {
-			rc = naks_serve(b);
-			if (rc)
-				return rc;
-			rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_SEND);
-			if (rc)
-				return rc;
-		}
-		rc = ibc_barrier_waiter_tick(b, &w, what, peer);
-		if (rc)
-			return rc;
-	}
-	return IBC_OK;
-}
-
 /* Non-root: read the root's release word (one-sided fallback). */
 static int release_pull(struct ibc_barrier *b, uint64_t *value)
 {
@@ -433,13 +408,9 @@ static int rgm_run(struct ibc_barrier *b, uint64_t id)
 	rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_SEND);
 	if (rc)
 		return rc;
+	/* the root serves NAKs meanwhile: its progress hook runs in the wait */
 	for (i = 0; i < g->nchildren; i++) {
-		int c = g->children[i];
-
-		if (b->rank == RGM_ROOT)
-			rc = root_wait(b, (size_t)c, id, c, "gather signal");
-		else
-			rc = ibc_barrier_words_wait(b, (size_t)c, id, c);
+		rc = ibc_barrier_words_wait(b, (size_t)g->children[i], id, g->children[i]);
 		if (rc)
 			return rc;
 	}
@@ -470,9 +441,10 @@ static int rgm_teardown(struct ibc_barrier *b)
 			if (rc == IBC_OK)
 				rc = ibc_barrier_drain(b);
 		} else {
+			/* serving NAKs until everyone is out (the hook is still on) */
 			for (r = 0; r < b->size && rc == IBC_OK; r++)
 				if (r != RGM_ROOT)
-					rc = root_wait(b, w_done(b, r), b->id, r, "exit notice");
+					rc = ibc_barrier_words_wait(b, w_done(b, r), b->id, r);
 		}
 	}
 	if (g->serving) {

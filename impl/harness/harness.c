@@ -65,7 +65,7 @@ struct ibc_harness {
 	double spin_us;          /* the end of a wait spun: learnt from how late naps end */
 	double worst_late;       /* rank 0: the largest late fraction of an operation's
 				    iterations in the last point */
-	/* operations of the current point (progress) */
+	/* operations of the current point (window mode) */
 	struct op_state *st;
 	size_t nst;
 	char run_id[96];
@@ -184,31 +184,25 @@ struct op_state {
 	char extra[EXTRA_CAP];
 };
 
-/* Every active operation's progress hook (while the harness waits). */
-static int progress_all(void *arg)
+/* The driver's serve hook (params.serve), while the harness waits. */
+static int serve(void *arg)
 {
 	struct ibc_harness *h = arg;
-	size_t k;
 	int rc;
 
-	for (k = 0; k < h->nst; k++) {
-		const struct ibc_harness_op *op = h->st[k].op;
-
-		if (!h->st[k].active || op->progress == NULL)
-			continue;
-		rc = op->progress(h, op->arg);
-		if (rc != IBC_OK) {
-			ibc_error("harness: %s: progress failed: %s", op->variant, ibc_status_str(rc));
-			return rc;
-		}
-	}
-	return IBC_OK;
+	if (h->p->serve == NULL)
+		return IBC_OK;
+	rc = h->p->serve(h->p->serve_arg);
+	if (rc != IBC_OK)
+		ibc_error("harness: serving the operations while waiting failed: %s",
+			  ibc_status_str(rc));
+	return rc;
 }
 
 int ibc_harness_sync(struct ibc_harness *h)
 {
 	if (h->nsync != NULL)
-		return ibc_node_sync(h->nsync, progress_all, h);
+		return ibc_node_sync(h->nsync, serve, h);
 	return ibc_boot_barrier(h->boot);
 }
 
@@ -435,7 +429,7 @@ static int window_wait(struct ibc_harness *h, struct op_state *s, int first_of_b
 		over = ibc_timer_now_us() - now - nap;
 		if (2 * over > h->spin_us)
 			h->spin_us = fmin(2 * over, WINDOW_SPIN_MAX_US);
-		rc = progress_all(h);
+		rc = serve(h);
 		if (rc != IBC_OK)
 			return rc;
 		if (ibc_wait_aborted())
@@ -445,7 +439,7 @@ static int window_wait(struct ibc_harness *h, struct op_state *s, int first_of_b
 	while ((now = ibc_timer_now_us()) < start) {
 		ibc_wait_relax(h->wait, &polls);
 		if (polls % PROGRESS_EVERY == 0) {
-			rc = progress_all(h);
+			rc = serve(h);
 			if (rc != IBC_OK)
 				return rc;
 			if (ibc_wait_aborted())

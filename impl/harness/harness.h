@@ -120,10 +120,6 @@ struct ibc_harness_op {
 	 * counters that must cover the timed iterations only. */
 	int (*timed_begin)(struct ibc_harness *h, void *arg);
 	int (*timed_end)(struct ibc_harness *h, void *arg);
-	/* Called now and then while the harness waits (sync step, window); for
-	 * work a peer may need from this rank between iterations (e.g. RGM's
-	 * root answering a NAK); optional; an error ends the run. */
-	int (*progress)(struct ibc_harness *h, void *arg);
 };
 
 enum ibc_harness_sync_mode {
@@ -173,6 +169,13 @@ struct ibc_harness_params {
 	/* carries the global clock's ping-pongs across nodes when set (else the
 	 * bootstrap); the suite driver passes its transport */
 	struct ibc_xport *clock_xport;
+	/* Called now and then while the harness waits (sync step, window): work
+	 * a peer may need from this rank between iterations (e.g. RGM's root
+	 * answering a NAK, through the transport's progress hooks); optional;
+	 * an error ends the run.  The suite driver sets its transport's
+	 * progress. */
+	int (*serve)(void *arg);
+	void *serve_arg;
 	ibc_harness_probe_fn probe;    /* default: ibc_harness_probe_default */
 	void *probe_arg;
 	/* Rows whose point also measured one of these variants get

@@ -30,21 +30,26 @@ static const struct ibc_opt common_opts[] = {
 };
 
 /* ---------------------------------------------------------- faults ---- */
+static struct {
+	int armed, rank;
+	char where[32];
+	long at;
+} fault;
+
+/* IBC_FAULT, read once at start-up: the check in the timed run is then a
+ * test of one flag */
+static void fault_init(void)
+{
+	const char *f = getenv("IBC_FAULT");
+
+	fault.at = 1;
+	fault.armed = f != NULL && sscanf(f, "%31[^:]:%d:%ld", fault.where, &fault.rank,
+					  &fault.at) >= 2;
+}
+
 int ibc_suite_fault(const char *where, int rank, long n)
 {
-	static int parsed, armed, r;
-	static char w[32];
-	static long at = 1;
-
-	if (!parsed) { /* once: the loops call this per operation */
-		const char *f = getenv("IBC_FAULT");
-
-		armed = f != NULL && sscanf(f, "%31[^:]:%d:%ld", w, &r, &at) >= 2;
-		parsed = 1;
-	}
-	if (!armed)
-		return IBC_OK;
-	if (strcmp(w, where) != 0 || r != rank || at != n)
+	if (!fault.armed || strcmp(fault.where, where) != 0 || fault.rank != rank || fault.at != n)
 		return IBC_OK;
 	ibc_error("IBC_FAULT: rank %d fails at %s %ld (injected)", rank, where, n);
 	return IBC_ERR_IO;
@@ -76,10 +81,12 @@ static int h_prepare(struct ibc_harness *h, void *arg)
 static int h_run(struct ibc_harness *h, void *arg)
 {
 	struct ibc_suite_op *o = arg;
-	int rc = ibc_suite_fault("run", o->ctx->boot->rank, ++o->runs);
+	int rc;
 
 	o->h = h;
-	return rc == IBC_OK ? o->v->run(o) : rc;
+	if (fault.armed && (rc = ibc_suite_fault("run", o->ctx->boot->rank, ++o->runs)) != IBC_OK)
+		return rc;
+	return o->v->run(o);
 }
 
 static int h_validate(struct ibc_harness *h, void *arg)
@@ -112,12 +119,10 @@ static int h_timed_end(struct ibc_harness *h, void *arg)
 	return counters_read(o, o->c1);
 }
 
-static int h_progress(struct ibc_harness *h, void *arg)
+/* while the harness waits: the transport's progress and its hooks */
+static int serve_xport(void *x)
 {
-	struct ibc_suite_op *o = arg;
-
-	(void)h;
-	return o->ctx->x != NULL ? ibc_xport_progress(o->ctx->x) : IBC_OK;
+	return ibc_xport_progress(x);
 }
 
 static int h_teardown(struct ibc_harness *h, void *arg)
@@ -162,7 +167,8 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 	for (k = 0; rc == IBC_OK && k < n; k++) {
 		double t0 = ibc_timer_now_us();
 
-		rc = ibc_suite_fault("b2b", b->rank, k + 1);
+		if (fault.armed)
+			rc = ibc_suite_fault("b2b", b->rank, k + 1);
 		if (rc == IBC_OK)
 			rc = o->v->run(o);
 		t[k] = ibc_timer_now_us() - t0;
@@ -394,7 +400,7 @@ static int ops_build(struct drv *v)
 				.setup = h_setup, .prepare = var->prepare ? h_prepare : NULL,
 				.run = h_run, .validate = h_validate, .extra = h_extra,
 				.teardown = h_teardown, .timed_begin = h_timed_begin,
-				.timed_end = h_timed_end, .progress = h_progress,
+				.timed_end = h_timed_end,
 			};
 			v->nops++;
 		}
@@ -461,6 +467,7 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 	v.ext = ext;
 	snprintf(v.prog, sizeof(v.prog), "%s%s", d->prog, ext && ext->prog_suffix ? ext->prog_suffix : "");
 	ibc_log_init(v.prog);
+	fault_init();
 	for (i = 0; common_opts[i].name != NULL && n + 1 < MAX_OPTS; i++)
 		opts[n++] = common_opts[i];
 	for (i = 0; d->opts != NULL && d->opts[i].name != NULL && n + 1 < MAX_OPTS; i++)
@@ -523,6 +530,8 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 		p.xport = v.ctx.x->caps.backend;
 		p.device = v.ctx.x->caps.device;
 		p.clock_xport = v.ctx.x;
+		p.serve = serve_xport;
+		p.serve_arg = v.ctx.x;
 	}
 	if (d->open != NULL) {
 		rc = d->open(&v.ctx, &v.ctx.state);
