@@ -194,12 +194,50 @@ static int pt_replay(struct ibc_suite_op *o, struct link_inst *in, int bw)
 
 /* ------------------------------------------------------------- kernels ---- */
 
-/* payload then flag (= seq), as one post list; the flag write is signaled */
-static int write_pair(struct link_inst *in)
+/* The payload (the kernel's tx, the point's size) as a scatter entry, and
+ * the inline flag when it fits. */
+static struct ibc_xport_sge tx_sge(const struct link_inst *in)
+{
+	return (struct ibc_xport_sge){ (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes,
+				       in->L->mr->lkey };
+}
+
+static unsigned tx_inline(const struct link_inst *in)
+{
+	return in->bytes <= in->L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0;
+}
+
+/* One round of a ping-pong: rank 0 posts and waits for the answer, rank 1
+ * waits and answers (in->seq is the round, the same on both); then, when
+ * reap is set, the post's own send completion. */
+static int pingpong(struct link_inst *in, int (*post)(struct link_inst *),
+		    int (*wait)(struct link_inst *), const char *reap)
+{
+	struct link *L = in->L;
+	int rc;
+
+	in->seq++;
+	if (L->rank == 0) {
+		rc = post(in);
+		if (rc == IBC_OK)
+			rc = wait(in);
+	} else {
+		rc = wait(in);
+		if (rc == IBC_OK)
+			rc = post(in);
+	}
+	if (rc == IBC_OK && reap != NULL)
+		rc = wc_wait(L, IBC_XPORT_CQ_SEND, reap);
+	return rc;
+}
+
+/* write-lat: payload then flag (= seq), as one post list; the flag write is
+ * signaled; the peer waits on the flag */
+static int flag_post(struct link_inst *in)
 {
 	struct link *L = in->L;
 	struct area *a = in->a;
-	struct ibc_xport_sge ps = { (uint64_t)(uintptr_t)a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	struct ibc_xport_sge ps = tx_sge(in);
 	struct ibc_xport_sge fs = { (uint64_t)(uintptr_t)a->flag_src, 8, L->mr->lkey };
 	struct ibc_xport_wr wr[2];
 	int posted;
@@ -212,7 +250,7 @@ static int write_pair(struct link_inst *in)
 	wr[0].sge = &ps;
 	wr[0].remote_addr = remote(L, a->rx);
 	wr[0].rkey = L->rd[L->peer].rkey;
-	wr[0].flags = in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0;
+	wr[0].flags = tx_inline(in);
 	wr[1] = wr[0];
 	wr[1].sge = &fs;
 	wr[1].remote_addr = remote(L, a->flag_in);
@@ -222,100 +260,70 @@ static int write_pair(struct link_inst *in)
 	return ibc_xport_post(L->x, wr, 2, &posted);
 }
 
-static int run_write_lat(struct link_inst *in)
+static int flag_wait(struct link_inst *in)
 {
-	struct link *L = in->L;
-	int rc;
+	int rc = ibc_xport_wait_u64(in->L->x, in->a->flag_in, in->seq, TMO_NS, NULL);
 
-	in->seq++;
-	if (L->rank == 0) {
-		rc = write_pair(in);
-		if (rc == IBC_OK)
-			rc = ibc_xport_wait_u64(L->x, in->a->flag_in, in->seq, TMO_NS, NULL);
-	} else {
-		rc = ibc_xport_wait_u64(L->x, in->a->flag_in, in->seq, TMO_NS, NULL);
-		if (rc == IBC_OK)
-			rc = write_pair(in);
-	}
 	if (rc == IBC_ERR_TIMEOUT)
 		ibc_error("link: write-lat: the peer's flag did not arrive");
-	if (rc == IBC_OK)
-		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "write-lat");
 	return rc;
 }
 
-/* perftest's way: the round's counter in the payload's last byte, one
- * signaled write, its completion reaped right after the post */
-static int lastbyte_post(struct link_inst *in, unsigned char v)
+/* write-lat-lastbyte, perftest's way: the round's counter (1..255, never the
+ * 0 that setup left) in the payload's last byte, one signaled write, its
+ * completion reaped right after the post */
+static unsigned char lastbyte_of(const struct link_inst *in)
+{
+	return (unsigned char)(in->seq % 255 + 1);
+}
+
+static int lastbyte_post(struct link_inst *in)
 {
 	struct link *L = in->L;
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
-	unsigned flags = IBC_XPORT_WR_SIGNALED |
-			 (in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0);
+	struct ibc_xport_sge s = tx_sge(in);
 	int rc;
 
-	in->a->tx[in->bytes - 1] = v;
-	rc = ibc_xport_write(L->x, L->peer, &s, 1, remote(L, in->a->rx), L->rd[L->peer].rkey, flags,
-			     in->seq);
+	in->a->tx[in->bytes - 1] = lastbyte_of(in);
+	rc = ibc_xport_write(L->x, L->peer, &s, 1, remote(L, in->a->rx), L->rd[L->peer].rkey,
+			     IBC_XPORT_WR_SIGNALED | tx_inline(in), in->seq);
 	return rc == IBC_OK ? wc_wait(L, IBC_XPORT_CQ_SEND, "write-lat-lastbyte") : rc;
 }
 
-static int run_write_lat_lastbyte(struct link_inst *in)
+static int lastbyte_wait(struct link_inst *in)
 {
-	struct link *L = in->L;
-	volatile uint8_t *last = in->a->rx + in->bytes - 1;
-	unsigned char v;
-	int rc;
+	int rc = ibc_wait_u8_eq(in->a->rx + in->bytes - 1, lastbyte_of(in), in->L->x->wait, TMO_NS);
 
-	in->seq++;
-	v = (unsigned char)(in->seq % 255 + 1); /* 1..255: never the 0 setup left */
-	if (L->rank == 0) {
-		rc = lastbyte_post(in, v);
-		if (rc == IBC_OK)
-			rc = ibc_wait_u8_eq(last, v, L->x->wait, TMO_NS);
-	} else {
-		rc = ibc_wait_u8_eq(last, v, L->x->wait, TMO_NS);
-		if (rc == IBC_OK)
-			rc = lastbyte_post(in, v);
-	}
 	if (rc == IBC_ERR_TIMEOUT)
 		ibc_error("link: write-lat-lastbyte: the peer's last byte did not arrive");
 	return rc;
 }
 
-static int recv_one(struct link *L);
-
-/* the payload as one RDMA write with immediate: its receive completion at
- * the peer says the data has landed (ordered by the transport), one packet */
+/* write-lat-imm: the payload as one RDMA write with immediate; its receive
+ * completion at the peer says the data has landed (ordered by the
+ * transport), one packet */
 static int imm_post(struct link_inst *in)
 {
 	struct link *L = in->L;
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
-	unsigned flags = IBC_XPORT_WR_SIGNALED |
-			 (in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0);
+	struct ibc_xport_sge s = tx_sge(in);
 
 	return ibc_xport_write_imm(L->x, L->peer, &s, 1, remote(L, in->a->rx), L->rd[L->peer].rkey,
-				   (uint32_t)in->seq, flags, in->seq);
+				   (uint32_t)in->seq, IBC_XPORT_WR_SIGNALED | tx_inline(in), in->seq);
 }
 
-static int run_write_lat_imm(struct link_inst *in)
+/* send-lat */
+static int send_post(struct link_inst *in)
 {
-	struct link *L = in->L;
-	int rc;
+	struct ibc_xport_sge s = tx_sge(in);
 
-	in->seq++;
-	if (L->rank == 0) {
-		rc = imm_post(in);
-		if (rc == IBC_OK)
-			rc = recv_one(L);
-	} else {
-		rc = recv_one(L);
-		if (rc == IBC_OK)
-			rc = imm_post(in);
-	}
-	if (rc == IBC_OK)
-		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "write-lat-imm");
-	return rc;
+	return ibc_xport_send(in->L->x, in->L->peer, &s, 1, IBC_XPORT_WR_SIGNALED | tx_inline(in), 3);
+}
+
+/* a message (send or write with immediate) arrived: its receive goes back */
+static int recv_wait(struct link_inst *in)
+{
+	int rc = wc_wait(in->L, IBC_XPORT_CQ_RECV, "receive");
+
+	return rc == IBC_OK ? recv_post_one(in->L) : rc;
 }
 
 static int run_read_lat(struct link_inst *in)
@@ -331,44 +339,6 @@ static int run_read_lat(struct link_inst *in)
 			    IBC_XPORT_WR_SIGNALED, 2);
 	if (rc == IBC_OK)
 		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "read-lat");
-	return rc;
-}
-
-static int send_one(struct link_inst *in)
-{
-	struct link *L = in->L;
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
-	unsigned flags = IBC_XPORT_WR_SIGNALED |
-			 (in->bytes <= L->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0);
-
-	return ibc_xport_send(L->x, L->peer, &s, 1, flags, 3);
-}
-
-static int recv_one(struct link *L)
-{
-	int rc = wc_wait(L, IBC_XPORT_CQ_RECV, "send-lat receive");
-
-	if (rc == IBC_OK)
-		rc = recv_post_one(L);
-	return rc;
-}
-
-static int run_send_lat(struct link_inst *in)
-{
-	struct link *L = in->L;
-	int rc;
-
-	if (L->rank == 0) {
-		rc = send_one(in);
-		if (rc == IBC_OK)
-			rc = recv_one(L);
-	} else {
-		rc = recv_one(L);
-		if (rc == IBC_OK)
-			rc = send_one(in);
-	}
-	if (rc == IBC_OK)
-		rc = wc_wait(L, IBC_XPORT_CQ_SEND, "send-lat send");
 	return rc;
 }
 
@@ -392,7 +362,7 @@ static int run_write_bw_burst(struct link_inst *in)
 {
 	struct link *L = in->L;
 	struct ibc_xport_wr wr[IBC_LINK_MAX_WINDOW];
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	struct ibc_xport_sge s = tx_sge(in);
 	int posted;
 
 	if (L->rank != 0)
@@ -410,7 +380,7 @@ static int run_write_bw_burst(struct link_inst *in)
 static int run_write_bw_stream(struct link_inst *in)
 {
 	struct link *L = in->L;
-	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)in->a->tx, (uint32_t)in->bytes, L->mr->lkey };
+	struct ibc_xport_sge s = tx_sge(in);
 	long cq_mod = in->bytes > STREAM_CQ_MOD_LIMIT ? 1 : STREAM_CQ_MOD, posted = 0, done = 0;
 	unsigned long polls = 0;
 
@@ -548,15 +518,15 @@ static int v_run(struct ibc_suite_op *o)
 	in->calls++;
 	switch (k) {
 	case K_WRITE_LAT:
-		return run_write_lat(in);
+		return pingpong(in, flag_post, flag_wait, "write-lat");
 	case K_WRITE_LAT_LASTBYTE:
-		return run_write_lat_lastbyte(in);
+		return pingpong(in, lastbyte_post, lastbyte_wait, NULL);
 	case K_WRITE_LAT_IMM:
-		return run_write_lat_imm(in);
+		return pingpong(in, imm_post, recv_wait, "write-lat-imm");
 	case K_READ_LAT:
 		return run_read_lat(in);
 	case K_SEND_LAT:
-		return run_send_lat(in);
+		return pingpong(in, send_post, recv_wait, "send-lat send");
 	case K_WRITE_BW_BURST:
 	case K_WRITE_BW_STREAM:
 		rc = k == K_WRITE_BW_BURST ? run_write_bw_burst(in) : run_write_bw_stream(in);
