@@ -7,6 +7,9 @@
  *    (p50), and the skew (spread of the exit times) is under 10 us;
  *  - known cost without a meeting: rank r spins D_r; p50 = max D_r and
  *    skew = max - min within 5 us;
+ *  - rank r sleeps 2 D_r, W fixed at 5 ms: the slowest end after the common
+ *    start is ~400 us (plus a wake-up), the skew ~200 us, and the row says
+ *    its window and late starts;
  *  - a rank forced to wake late (rank 1 sleeps past the start of every
  *    sixth timed iteration, W fixed at 2 ms): every one of those iterations
  *    is dropped and counted (late_iters >= the forced count, and the p99 of
@@ -51,7 +54,8 @@ struct meet {
 static struct meet *meet;
 
 struct op {
-	int mode;        /* 0: spin then meet, 1: spin only, 2: spin, rank 1 late every 6th */
+	int mode;        /* 0: spin then meet, 1: spin only, 2: spin, rank 1 late every 6th,
+			    3: sleep 2 D_r (a nap's wake-up in the operation) */
 	long calls, warmup;
 	unsigned sense;
 };
@@ -86,6 +90,10 @@ static int o_run(struct ibc_harness *h, void *arg)
 	int r = ibc_harness_boot(h)->rank, n = ibc_harness_boot(h)->size;
 
 	o->calls++;
+	if (o->mode == 3) {
+		nanosleep(&(struct timespec){ 0, (long)(2 * D_US * (r + 1) * 1000) }, NULL);
+		return IBC_OK;
+	}
 	ibc_timer_spin_us(D_US * (r + 1));
 	if (o->mode != 0)
 		return IBC_OK;
@@ -345,6 +353,13 @@ int main(int argc, char **argv)
 	tap_is_int(r.rc, IBC_OK, "spin only, window: run succeeds");
 	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... p50 %.3f us = max D_r within 5 us", r.p50);
 	tap_ok(fabs(r.skew - D_US) < 5, "... skew %.3f us = max - min of D_r within 5 us", r.skew);
+
+	job(3, IBC_HARNESS_SYNC_WINDOW, 5000, &r);
+	tap_is_int(r.rc, IBC_OK, "sleeping ranks, W fixed at 5 ms: run succeeds");
+	tap_ok(r.p50 >= 399 && r.p50 < 400 + 20000, "... slowest end - common start %.1f us ~ 400",
+	       r.p50);
+	tap_ok(r.skew > 100 && r.skew < 200 + 5000, "... skew %.1f us ~ 200", r.skew);
+	tap_ok(r.late_iters >= 0 && r.window_us == 5000, "... window and late starts in extra");
 
 	job(2, IBC_HARNESS_SYNC_WINDOW, 2000, &r);
 	tap_is_int(r.rc, IBC_OK, "rank 1 wakes late every 6th iteration: run succeeds");
