@@ -466,7 +466,7 @@ int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 	} me = { b->node_id, b->local_rank }, *info = NULL;
 	struct verdict v = { -INFINITY, 0, INFINITY, 0, -1, 0 }, *all = NULL;
 	struct net_ch c;
-	double (*lm)[3] = NULL, resid = 0;
+	double (*lm)[4] = NULL, resid = 0;
 	int *leader = NULL, *nodes = NULL, nnodes = 0, r, k, rc;
 	const char *src = ibc_timer_source_name();
 
@@ -513,18 +513,6 @@ int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 		goto out_free;
 	}
 
-	/* a node's ranks share their leader's TSC calibration: calibrated
-	 * apart (under a launcher or MPI, not fork), they differ by a few ppm,
-	 * milliseconds over the count since boot */
-	{
-		double ghz = ibc_timer_tsc_ghz();
-
-		rc = ibc_boot_allgather(b, &ghz, lm, sizeof(ghz));
-		if (rc != IBC_OK)
-			goto out_free;
-		ibc_timer_tsc_ghz_set(((double *)lm)[leader[b->rank]]);
-	}
-
 	/* across nodes: fit the leaders against rank 0 */
 	if (nnodes > 1) {
 		rc = net_open(b, x, leader, w, &c);
@@ -538,9 +526,12 @@ int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 	} else {
 		snprintf(g->method, sizeof(g->method), "shared by one node (%s)", src);
 	}
-	/* the node's ranks share their leader's model */
+	/* the node's ranks share their leader's model and its TSC calibration
+	 * (calibrated apart, under a launcher or MPI, not fork, processes differ
+	 * by a few ppm: milliseconds over the count since boot); only leaders
+	 * have timed anything so far */
 	{
-		double mine[3] = { g->offset_us, g->drift, g->ref_us };
+		double mine[4] = { g->offset_us, g->drift, g->ref_us, ibc_timer_tsc_ghz() };
 
 		rc = ibc_boot_allgather(b, mine, lm, sizeof(mine));
 		if (rc != IBC_OK)
@@ -548,6 +539,7 @@ int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 		g->offset_us = lm[leader[b->rank]][0];
 		g->drift = lm[leader[b->rank]][1];
 		g->ref_us = lm[leader[b->rank]][2];
+		ibc_timer_tsc_ghz_set(lm[leader[b->rank]][3]);
 	}
 	mutant_apply(b, g);
 
