@@ -29,7 +29,7 @@
  *    late: it leaves the statistics on every rank and is counted
  *    (late_iters).  Each operation has its own W: three times its median
  *    (the slowest rank's) plus twice the clock's error and 2 us, from the
- *    warm-up and then block by block (see window_anchor); blocks are
+ *    warm-up and then block by block (see window.c); blocks are
  *    re-anchored after a sync step so a late block does not make the next
  *    one late.  Oversubscribed ranks cannot all be on a PU at one instant,
  *    so there the default is barrier; on a host so noisy that most starts
