@@ -1,0 +1,279 @@
+/* Private state of the shm transport, shared by xport_shm.c (completions,
+ * receive rings, execution, post / poll, open / close), shm_mem.c (segments,
+ * registrations, the access check and the copies) and shm_mcast.c (group
+ * rings).  See xport_shm.c for the design.  Not part of the transport
+ * interface: only impl/xport/{xport_shm,shm_*}.c include it. */
+#ifndef IBC_XPORT_SHM_PRIV_H
+#define IBC_XPORT_SHM_PRIV_H
+
+#include "xport/xport.h"
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#define SHM_MAGIC 0x78636269u    /* "ibcx" */
+#define SHM_MR_MAX 1024
+#define SHM_MR_IDX_BITS 10
+#define SHM_MR_IDX_MASK ((1u << SHM_MR_IDX_BITS) - 1)
+#define SHM_MCAST_SLOTS 8
+#define SHM_MCAST_MTU 4096
+#define SHM_GROUP_DEPTH 1024 /* datagrams a group holds (4 MiB of slots) */
+#define SHM_GROUP_MAGIC 0x67636269u /* "ibcg" */
+#define SHM_INLINE_MAX 1024
+#define SHM_MAX_MSG (1ull << 31)
+#define SHM_NAME_MAX 64
+#define SHM_PREFIX_MAX 32
+#define SHM_KIND_SEG 1
+#define SHM_KIND_USER 2
+#define CL 64
+
+/* ------------------------------------------------------ reason codes ---- */
+
+enum reason {
+	RS_OK = 0,
+	RS_BAD_RKEY,
+	RS_RANGE,
+	RS_DEREG,
+	RS_PERM,
+	RS_LOCAL_PROT,
+	RS_REM_INV_REQ,
+	RS_LOCAL_LEN,
+	RS_ATOMIC_MEM,
+	RS_MAP,
+	RS_PVM,
+	RS_FLUSH,
+	RS_REM_OP,
+	RS_COUNT
+};
+
+/* -------------------------------------------------- shared structures ---- */
+
+struct shm_sge {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t lkey;
+};
+
+struct shm_slot {
+	_Atomic uint64_t done;   /* seq + 1 once filled by a sender */
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t opcode;
+	int32_t status;
+	uint32_t byte_len;
+	uint32_t imm;
+	uint32_t flags;
+	int32_t src;
+	uint32_t reason;
+	struct shm_sge sge[IBC_XPORT_MAX_SGE];
+};
+
+struct shm_ring {
+	_Alignas(CL) _Atomic uint64_t head;  /* receives posted (owner) */
+	_Alignas(CL) _Atomic uint64_t claim; /* receives taken (senders, CAS) */
+	_Alignas(CL) uint64_t tail;          /* completions reported (owner only) */
+	uint32_t depth;
+	_Alignas(CL) struct shm_slot slots[];
+};
+
+struct shm_mr_ent {
+	_Atomic uint32_t rkey;      /* 0: free */
+	_Atomic uint32_t dead_rkey; /* last rkey deregistered from this entry */
+	uint32_t access;
+	uint32_t kind;
+	uint64_t addr, len;
+	uint64_t seg_len;
+	uint64_t ino, dev;
+	int32_t fd;
+	uint32_t seq;
+};
+
+struct shm_ctl {
+	uint32_t magic;
+	uint32_t rank, size, depth;
+	int32_t pid;
+	uint32_t salt;
+	uint64_t total_len;
+	uint64_t ring_off, ring_stride;
+	_Alignas(CL) struct shm_mr_ent mrs[SHM_MR_MAX];
+};
+
+/* ---------------------------------------------------- private state ----- */
+
+struct seg_map {
+	uint32_t rkey;
+	void *base;
+	size_t len;
+};
+
+struct pend {
+	struct pend *next;
+	struct ibc_xport_wr wr;
+	struct ibc_xport_sge sge[IBC_XPORT_MAX_SGE];
+	void *inline_buf;
+};
+
+/* The last mapped registration resolved at a peer: a later access with the
+ * same key, while that key is still the entry's, goes straight to the
+ * mapping (the key carries a generation: the same key is the same
+ * registration).  Saves the entry's snapshot on the fast path. */
+struct rcache {
+	uint32_t key;
+	unsigned access;
+	const _Atomic uint32_t *live;  /* the entry's rkey word */
+	uint64_t addr, len;            /* the registered range (owner's addresses) */
+	char *base;                    /* where addr is mapped here */
+};
+
+struct peer {
+	struct shm_ctl *ctl;
+	size_t ctl_len;
+	pid_t pid;
+	struct seg_map *maps; /* SHM_MR_MAX entries, allocated on first use */
+	struct pend *pend_head, *pend_tail;
+	struct rcache rc;
+};
+
+struct own_mr {
+	struct ibc_xport_mr pub;
+	int idx;
+	int kind;
+	int fd;
+	int named;
+	void *map;
+	size_t map_len;
+	char name[SHM_NAME_MAX];
+};
+
+/* a group's datagram ring (its own segment) */
+struct grp_slot {
+	_Alignas(CL) _Atomic uint64_t seq;  /* number + 1 once the datagram is in */
+	uint32_t len;
+	int32_t src;
+	unsigned char data[SHM_MCAST_MTU];
+};
+
+struct grp_seg {
+	_Atomic uint32_t magic;              /* set last by the creator */
+	uint32_t id, depth, mtu;
+	_Alignas(CL) _Atomic uint64_t head;  /* next datagram number */
+	_Alignas(CL) struct grp_slot slots[SHM_GROUP_DEPTH];
+};
+
+struct group {
+	struct ibc_xport_mcast pub;
+	int slot;                 /* its receive ring in this process's control segment */
+	struct grp_seg *seg;
+	uint64_t cursor;          /* the next datagram number to read */
+	int created;              /* this process made the segment (unlinks it at close) */
+	char segname[SHM_NAME_MAX];
+	unsigned char bounce[SHM_MCAST_MTU];
+};
+
+struct shm {
+	char prefix[SHM_PREFIX_MAX];
+	int procfd;           /* peers open segments through /proc/<pid>/fd */
+	struct shm_ctl *me;
+	size_t me_len;
+	int me_fd;
+	struct peer *peers;
+	int npending;         /* WRs waiting in peer queues */
+	struct own_mr *mrs[SHM_MR_MAX];
+	uint32_t gen[SHM_MR_MAX];
+	uint32_t seg_seq;
+	struct group *groups[SHM_MCAST_SLOTS];
+	char (*gone)[SHM_NAME_MAX]; /* segments of left groups this process made */
+	size_t ngone, gone_cap;
+	uint64_t rng;
+	/* send completion queue (grows; never overflows) */
+	struct ibc_xport_wc *scq;
+	size_t scq_cap, scq_head, scq_count;
+	unsigned rr;          /* first ring polled next time */
+	struct ibc_xport_stats stats;
+};
+
+enum { T_PTR = 1, T_PVM = 2 };
+
+struct target {
+	int kind;
+	char *ptr;        /* T_PTR */
+	uint64_t raddr;   /* T_PVM */
+	pid_t pid;
+	uint64_t len;
+};
+
+enum { EXEC_DONE = 0, EXEC_RNR = 1 };
+
+/* ------------------------------------------------------------ helpers ---- */
+
+static inline struct shm *st_of(struct ibc_xport *x)
+{
+	return x->priv;
+}
+
+static inline size_t ring_bytes(uint32_t depth)
+{
+	size_t b = sizeof(struct shm_ring) + (size_t)depth * sizeof(struct shm_slot);
+	return (b + CL - 1) / CL * CL;
+}
+
+static inline struct shm_ring *ring_at(struct shm_ctl *c, size_t i)
+{
+	return (struct shm_ring *)((char *)c + c->ring_off + i * c->ring_stride);
+}
+
+/* ring indices: [0, size) receives from that sender, size = shared, size + 1 + g = group */
+static inline size_t ring_srq(const struct shm_ctl *c)
+{
+	return c->size;
+}
+
+static inline size_t ring_group(const struct shm_ctl *c, int slot)
+{
+	return c->size + 1 + (size_t)slot;
+}
+
+static inline int rng_drop(struct shm *st, double p)
+{
+	return ibc_xport_drop_draw(&st->rng, p);
+}
+
+/* xport_shm.c */
+int ibc_xport_shm_complete_send(struct shm *st, const struct ibc_xport_wr *wr, int reason,
+				uint32_t byte_len);
+struct shm_slot *ibc_xport_shm_ring_claim(struct shm_ring *r, uint64_t *seq);
+int ibc_xport_shm_deliver(struct shm *st, int peer, struct shm_slot *s, uint64_t seq,
+			  const struct iovec *iov, int n, uint64_t total, uint32_t opcode, uint32_t imm,
+			  uint32_t flags);
+
+/* shm_mem.c */
+int ibc_xport_shm_seg_create(const char *name, size_t len, int *fd_out, void **map_out,
+			     struct stat *sb);
+int ibc_xport_shm_seg_open_peer(struct shm *st, pid_t pid, int fd, const char *name,
+				uint64_t ino, uint64_t dev, size_t len, int try_proc, void **out);
+int ibc_xport_shm_resolve(struct shm *st, int peer, int self, uint32_t key, uint64_t addr,
+			  uint64_t len, unsigned need, struct target *t);
+int ibc_xport_shm_local_iov(struct shm *st, const struct ibc_xport_wr *wr, unsigned need,
+			    struct iovec *iov, uint64_t *total);
+int ibc_xport_shm_copy_to(const struct target *t, const struct iovec *iov, int n, uint64_t total);
+int ibc_xport_shm_copy_from(const struct target *t, const struct iovec *iov, int n, uint64_t total);
+int ibc_xport_shm_copy_scatter(const struct target *dst, int ndst, const struct iovec *iov, int n,
+			       uint64_t total);
+int ibc_xport_shm_mr_reg(struct ibc_xport *x, void *addr, size_t len, unsigned access,
+			 struct ibc_xport_mr **out);
+int ibc_xport_shm_mr_alloc(struct ibc_xport *x, size_t len, unsigned access,
+			   struct ibc_xport_mr **out);
+int ibc_xport_shm_mr_dereg(struct ibc_xport *x, struct ibc_xport_mr *mr);
+void ibc_xport_shm_mr_release(struct shm *st, struct own_mr *m);
+
+/* shm_mcast.c */
+int ibc_xport_shm_mcast_send(struct shm *st, struct ibc_xport *x, const struct ibc_xport_wr *wr);
+void ibc_xport_shm_group_pull(struct shm *st, struct ibc_xport *x, struct group *g);
+int ibc_xport_shm_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,
+			     struct ibc_xport_mcast **out);
+int ibc_xport_shm_mcast_leave(struct ibc_xport *x, struct ibc_xport_mcast *gp);
+void ibc_xport_shm_group_release(struct shm *st, struct group *g);
+
+#endif
