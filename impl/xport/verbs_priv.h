@@ -1,6 +1,7 @@
 /* Private state of the verbs backend, shared by xport_verbs.c (device, memory,
- * RC connections, posting, completions), verbs_mcast.c (UD multicast through
- * librdmacm) and verbs_xrc.c (XRC domain, SRQ, shared initiator QPs).
+ * RC connections), verbs_post.c (posting, completions), verbs_mcast.c (UD
+ * multicast through librdmacm) and verbs_xrc.c (XRC domain, SRQ, shared
+ * initiator QPs).
  * Not part of the transport interface: only impl/xport/verbs_*.c include it. */
 #ifndef IBC_XPORT_VERBS_PRIV_H
 #define IBC_XPORT_VERBS_PRIV_H
@@ -125,6 +126,13 @@ int ibc_xport_verbs_qp_rtr(struct vctx *v, struct ibv_qp *qp, uint32_t dest_qpn,
 			   uint32_t rq_psn, const union ibv_gid *dgid, uint16_t dlid,
 			   enum ibv_mtu mtu, int is_rc_responder);
 int ibc_xport_verbs_qp_rts(struct vctx *v, struct ibv_qp *qp, uint32_t sq_psn, int initiator);
+int ibc_xport_verbs_status_of_errno(int err);
+
+/* verbs_post.c */
+int ibc_xport_verbs_post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int *posted);
+int ibc_xport_verbs_recv_post(struct ibc_xport *x, const struct ibc_xport_recv_wr *wrs, int n,
+			      int *posted);
+int ibc_xport_verbs_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc *wc, int *n);
 
 /* verbs_mcast.c */
 int ibc_xport_verbs_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,
