@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the --help default: ibc_barrier_params_init's timeout_us */
 static double opt_timeout_us = 500, opt_mcast_drop = 0;
 
 static const struct ibc_opt opts[] = {
@@ -57,6 +58,8 @@ static int bs_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 	return ibc_barrier_params_check(alg, c->x->size, &bp, NULL);
 }
 
+static int bs_teardown(struct ibc_suite_op *o);
+
 static int bs_setup(struct ibc_suite_op *o)
 {
 	struct bs_inst *in = calloc(1, sizeof(*in));
@@ -75,9 +78,11 @@ static int bs_setup(struct ibc_suite_op *o)
 		if (rc == IBC_OK)
 			rc = ibc_barrier_setup(in->b);
 	}
-	if (rc == IBC_OK && o->ctx->validate)
+	if (rc == IBC_OK && o->ctx->cli->validate)
 		rc = ibc_barrier_check_open(o->ctx->boot, o->ctx->x, IBC_BARRIER_CHECK_AUTO,
 					    (size_t)(o->pt->iters + o->pt->warmup), &in->chk);
+	if (rc != IBC_OK)
+		(void)bs_teardown(o); /* the harness tears down only what was set up */
 	return rc;
 }
 

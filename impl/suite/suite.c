@@ -398,7 +398,8 @@ static int ops_build(struct drv *v)
 				.timing = var->timing, .scale = var->scale, .arg = o,
 				.one_figure = (var->flags & IBC_SUITE_V_ONE_FIGURE) != 0,
 				.setup = h_setup, .prepare = var->prepare ? h_prepare : NULL,
-				.run = h_run, .validate = h_validate, .extra = h_extra,
+				.run = h_run, .validate = var->validate ? h_validate : NULL,
+				.extra = h_extra,
 				.teardown = h_teardown, .timed_begin = h_timed_begin,
 				.timed_end = h_timed_end,
 			};
@@ -512,7 +513,10 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 		rc = boot_open(&v, &argc, &argv, &boot);
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
-	v.ctx = (struct ibc_suite_ctx){ .def = d, .boot = boot, .cli = &cli, .validate = cli.validate };
+	v.ctx = (struct ibc_suite_ctx){ .def = d, .boot = boot, .cli = &cli };
+	for (i = 0; i < p.nsizes; i++)
+		if (p.sizes[i] > v.ctx.max_bytes)
+			v.ctx.max_bytes = p.sizes[i];
 
 	/* the transport waits the way the harness will (decided the same way) */
 	p.wait_force = ibc_wait_decide(boot->local_size);

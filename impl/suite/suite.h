@@ -59,7 +59,7 @@ struct ibc_suite_ctx {
 	struct ibc_xport *x;                  /* NULL without IBC_SUITE_XPORT */
 	void *state;                          /* def.open's */
 	const struct ibc_harness_cli *cli;    /* the shared options as parsed */
-	int validate;                         /* --validate */
+	size_t max_bytes;                     /* the run's largest message size */
 };
 
 /* One variant (at one fan-in) as the callbacks see it. */
