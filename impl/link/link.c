@@ -4,6 +4,7 @@
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/opt.h"
+#include "core/stats.h"
 #include "core/status.h"
 #include "core/timer.h"
 #include "core/wait.h"
@@ -72,10 +73,11 @@ struct link_inst {
 	struct area *a;                /* its buffers */
 	size_t bytes;
 	uint64_t seq;                  /* rounds of a ping-pong, the same on both ranks */
-	long calls;
 	double *t;                     /* bandwidth: this rank's iteration times */
 	long nt, cap;
 	long msgs;                     /* write-bw-stream: messages per iteration */
+	struct ibc_xport_sge sge;      /* bandwidth: the payload, ... */
+	struct ibc_xport_wr *wr;       /* ... the burst's writes (the stream's one template) */
 	struct ibc_link_perftest_result pt; /* perftest's numbers (rank 0) */
 	long pt_next;
 };
@@ -342,35 +344,39 @@ static int run_read_lat(struct link_inst *in)
 	return rc;
 }
 
-static void bw_wr(struct link_inst *in, struct ibc_xport_wr *wr, const struct ibc_xport_sge *s,
-		  uint64_t id, int signaled)
+/* The bandwidth kernels' writes, built once per point (setup): the burst's
+ * --window writes, the last signaled; the stream's template. */
+static int bw_wrs_build(struct link_inst *in, long n)
 {
 	struct link *L = in->L;
 
-	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = id;
-	wr->opcode = IBC_XPORT_OP_WRITE;
-	wr->flags = signaled ? IBC_XPORT_WR_SIGNALED : 0;
-	wr->peer = L->peer;
-	wr->num_sge = 1;
-	wr->sge = s;
-	wr->remote_addr = remote(L, in->a->rx);
-	wr->rkey = L->rd[L->peer].rkey;
+	in->sge = tx_sge(in);
+	in->wr = calloc((size_t)n, sizeof(*in->wr));
+	if (in->wr == NULL)
+		return IBC_ERR_NOMEM;
+	for (long i = 0; i < n; i++) {
+		struct ibc_xport_wr *wr = &in->wr[i];
+
+		wr->wr_id = (uint64_t)i;
+		wr->opcode = IBC_XPORT_OP_WRITE;
+		wr->flags = i == n - 1 ? IBC_XPORT_WR_SIGNALED : 0;
+		wr->peer = L->peer;
+		wr->num_sge = 1;
+		wr->sge = &in->sge;
+		wr->remote_addr = remote(L, in->a->rx);
+		wr->rkey = L->rd[L->peer].rkey;
+	}
+	return IBC_OK;
 }
 
 static int run_write_bw_burst(struct link_inst *in)
 {
 	struct link *L = in->L;
-	struct ibc_xport_wr wr[IBC_LINK_MAX_WINDOW];
-	struct ibc_xport_sge s = tx_sge(in);
-	int posted;
+	int posted, rc;
 
 	if (L->rank != 0)
 		return IBC_OK;
-	for (long i = 0; i < opt_window; i++)
-		bw_wr(in, &wr[i], &s, (uint64_t)i, i == opt_window - 1);
-	int rc = ibc_xport_post(L->x, wr, (int)opt_window, &posted);
-
+	rc = ibc_xport_post(L->x, in->wr, (int)opt_window, &posted);
 	return rc == IBC_OK ? wc_wait(L, IBC_XPORT_CQ_SEND, "write-bw-burst") : rc;
 }
 
@@ -380,7 +386,7 @@ static int run_write_bw_burst(struct link_inst *in)
 static int run_write_bw_stream(struct link_inst *in)
 {
 	struct link *L = in->L;
-	struct ibc_xport_sge s = tx_sge(in);
+	struct ibc_xport_wr *wr = in->wr;
 	long cq_mod = in->bytes > STREAM_CQ_MOD_LIMIT ? 1 : STREAM_CQ_MOD, posted = 0, done = 0;
 	unsigned long polls = 0;
 
@@ -393,12 +399,12 @@ static int run_write_bw_stream(struct link_inst *in)
 		int n = 0, rc;
 
 		while (posted < in->msgs && posted - done < opt_window) {
-			struct ibc_xport_wr wr;
 			int one;
 
-			bw_wr(in, &wr, &s, (uint64_t)posted,
-			      posted % cq_mod == cq_mod - 1 || posted == in->msgs - 1);
-			rc = ibc_xport_post(L->x, &wr, 1, &one);
+			wr->wr_id = (uint64_t)posted;
+			wr->flags = posted % cq_mod == cq_mod - 1 || posted == in->msgs - 1 ?
+					    IBC_XPORT_WR_SIGNALED : 0;
+			rc = ibc_xport_post(L->x, wr, 1, &one);
 			if (rc != IBC_OK)
 				return rc;
 			posted++;
@@ -450,12 +456,16 @@ static int v_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varian
 	return IBC_OK;
 }
 
+static int v_teardown(struct ibc_suite_op *o);
+static int v_setup_kernel(struct ibc_suite_op *o, struct link_inst *in);
+
 static int v_setup(struct ibc_suite_op *o)
 {
 	struct link *L = o->ctx->state;
 	enum kind k = kind_of(o);
 	struct link_inst *in;
 	size_t bytes = o->pt->bytes;
+	int rc;
 
 	if (bytes > L->maxb || bytes > L->x->caps.max_msg ||
 	    ((k == K_WRITE_LAT_LASTBYTE || k == K_PT_LAT || k == K_PT_BW) && bytes == 0))
@@ -467,11 +477,23 @@ static int v_setup(struct ibc_suite_op *o)
 	in->L = L;
 	in->a = k < K_PT_LAT ? &L->a[k] : NULL;
 	in->bytes = bytes;
-	L->x->wait = ibc_harness_wait_get(o->h);
-	if (k == K_PT_LAT || k == K_PT_BW)
-		return L->rank > 1 ? IBC_OK : pt_setup(in, k == K_PT_BW, o->pt);
 	if (L->rank > 1)
 		return IBC_OK;
+	rc = k == K_PT_LAT || k == K_PT_BW ? pt_setup(in, k == K_PT_BW, o->pt) : v_setup_kernel(o, in);
+	if (rc != IBC_OK)
+		v_teardown(o); /* this rank's own: the harness tears down only what was set up */
+	return rc;
+}
+
+/* buffers, receives and write lists of a kernel (ranks 0 and 1); the
+ * harness's agreement after setup puts the ranks in lock-step */
+static int v_setup_kernel(struct ibc_suite_op *o, struct link_inst *in)
+{
+	struct link *L = in->L;
+	enum kind k = kind_of(o);
+	size_t bytes = in->bytes;
+	int rc = IBC_OK;
+
 	for (size_t i = 0; i < bytes; i++)
 		in->a->tx[i] = pattern(bytes, i);
 	if (k == K_WRITE_LAT_LASTBYTE)
@@ -480,8 +502,7 @@ static int v_setup(struct ibc_suite_op *o)
 		/* one pool of receives for both: each consumes one and posts
 		 * one back per message, so they may share the queue */
 		while (L->recvs_posted < NRECV) {
-			int rc = recv_post_one(L);
-
+			rc = recv_post_one(L);
 			if (rc != IBC_OK)
 				return rc;
 			L->recvs_posted++;
@@ -501,21 +522,20 @@ static int v_setup(struct ibc_suite_op *o)
 		in->t = calloc((size_t)in->cap, sizeof(double));
 		if (in->t == NULL)
 			return IBC_ERR_NOMEM;
+		rc = bw_wrs_build(in, k == K_WRITE_BW_BURST ? opt_window : 1);
 	}
-	/* lock-step from here on: the peer does the same at this point */
-	return ibc_boot_barrier(L->boot);
+	return rc;
 }
 
 static int v_run(struct ibc_suite_op *o)
 {
 	struct link_inst *in = o->inst;
 	enum kind k = kind_of(o);
-	double t0 = ibc_timer_now_us();
+	double t0;
 	int rc;
 
 	if (in->L->rank > 1)
 		return IBC_OK;
-	in->calls++;
 	switch (k) {
 	case K_WRITE_LAT:
 		return pingpong(in, flag_post, flag_wait, "write-lat");
@@ -529,6 +549,7 @@ static int v_run(struct ibc_suite_op *o)
 		return pingpong(in, send_post, recv_wait, "send-lat send");
 	case K_WRITE_BW_BURST:
 	case K_WRITE_BW_STREAM:
+		t0 = ibc_timer_now_us();
 		rc = k == K_WRITE_BW_BURST ? run_write_bw_burst(in) : run_write_bw_stream(in);
 		if (rc == IBC_OK && in->L->rank == 0) {
 			double us = ibc_timer_now_us() - t0;
@@ -574,13 +595,6 @@ static int v_validate(struct ibc_suite_op *o)
 	return IBC_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int v_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 {
 	struct link_inst *in = o->inst;
@@ -596,8 +610,8 @@ static int v_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		double med = 0;
 
 		if (m > 0) {
-			qsort(in->t + skip, (size_t)m, sizeof(double), cmp_double);
-			med = in->t[skip + m / 2];
+			ibc_stats_sort(in->t + skip, (size_t)m);
+			med = ibc_stats_quantile_sorted(in->t + skip, (size_t)m, 0.5);
 		}
 		snprintf(buf, cap, "window=%ld;%s%ld;MBps=%.1f", opt_window,
 			 k == K_WRITE_BW_BURST ? "burst=" : "msgs=", per,
@@ -635,6 +649,7 @@ static int v_teardown(struct ibc_suite_op *o)
 
 	if (in != NULL) {
 		free(in->t);
+		free(in->wr);
 		ibc_link_perftest_result_free(&in->pt);
 		free(in);
 	}
@@ -682,15 +697,9 @@ static int link_open(struct ibc_suite_ctx *c, void **state)
 	struct ibc_boot *boot = c->boot;
 	struct ibc_xport_rdesc *rd;
 	struct link *L;
-	size_t maxb = 8, i;
+	size_t maxb = c->max_bytes > 8 ? c->max_bytes : 8, i;
 	int rc;
 
-	for (i = 0; i < c->cli->sizes.n; i++)
-		if ((size_t)c->cli->sizes.v[i] > maxb)
-			maxb = (size_t)c->cli->sizes.v[i];
-	for (i = 0; c->cli->sizes.n == 0 && i < c->def->nsizes; i++)
-		if (c->def->sizes[i] > maxb)
-			maxb = c->def->sizes[i];
 	L = calloc(1, sizeof(*L));
 	if (L == NULL)
 		return IBC_ERR_NOMEM;
