@@ -9,6 +9,7 @@
 #include "core/timer.h"
 #include "core/topo.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,6 @@ enum ibc_wait ibc_harness_wait_get(const struct ibc_harness *h) { return h->wait
 int ibc_harness_oversubscribed(const struct ibc_harness *h) { return h->oversub; }
 void ibc_harness_sample_set(struct ibc_harness *h, double us) { h->sample_override = us; }
 void ibc_harness_sample_end(struct ibc_harness *h) { h->sample_end_us = ibc_timer_now_us(); }
-const struct ibc_gclock *ibc_harness_gclock(const struct ibc_harness *h) { return &h->clock; }
 
 /* ------------------------------------------------------------ points ---- */
 /* The driver's serve hook (params.serve), while the harness waits. */
@@ -225,7 +225,10 @@ static int ops_timed_mark(struct ibc_harness *h, struct op_state *st, size_t n, 
 	return IBC_OK;
 }
 
-static int point_run(struct ibc_harness *h, int index, struct op_state *st, size_t n, int *validate_failed)
+/* One point; *again (auto only): every iteration of an operation started
+ * late, nothing was written, the point is to be measured at a barrier. */
+static int point_run(struct ibc_harness *h, int index, struct op_state *st, size_t n,
+		     int *validate_failed, int *again)
 {
 	const struct ibc_harness_params *p = h->p;
 	struct ibc_boot *b = h->boot;
@@ -452,7 +455,8 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 			goto err_abort;
 		if (redo) {
 			ops_release(h, st, n, 1);
-			return p->sync_mode == IBC_HARNESS_SYNC_AUTO ? IBC_ERR_AGAIN : IBC_ERR_TIMEOUT;
+			*again = p->sync_mode == IBC_HARNESS_SYNC_AUTO;
+			return *again ? IBC_OK : IBC_ERR_TIMEOUT;
 		}
 	}
 	if (b->rank == 0) {
@@ -479,6 +483,29 @@ err_abort:
 }
 
 /* --------------------------------------------------------------- run ---- */
+/* Auto leaves window mode: points 1..until (1-based) ran in it, the rest run
+ * at a barrier; the reason goes to sync_why, the log and meta.csv's
+ * sync_fallback. */
+static void window_off(struct ibc_harness *h, int until, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void window_off(struct ibc_harness *h, int until, const char *fmt, ...)
+{
+	char why[192], path[4200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	h->window = 0;
+	snprintf(h->sync_why, sizeof(h->sync_why), "window mode until point %d, then barrier: %s",
+		 until, why);
+	if (h->boot->rank == 0) {
+		ibc_warn("harness: %s", h->sync_why);
+		snprintf(path, sizeof(path), "%s/meta.csv", h->p->out_dir);
+		(void)ibc_harness_meta_append(path, "sync_fallback", h->sync_why);
+	}
+}
+
 static void run_id_make(const struct ibc_harness_params *p, char *buf, size_t cap)
 {
 	const char *env = getenv("IBC_RUN_ID");
@@ -597,46 +624,39 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 	}
 
 	for (i = 0; i < (int)p->nsizes; i++) {
+		int again = 0;
+
 		/* across nodes the clocks drift apart: a fresh fit per point */
 		if (h.window && i > 0 && boot->num_nodes > 1) {
 			rc = ibc_gclock_sync(boot, p->clock_xport, h.wait, &h.clock);
-			if (rc == IBC_OK && !h.clock.ok) {
-				if (boot->rank == 0)
-					ibc_error("harness: the global clock failed its check at point %d: %s",
-						  i + 1, h.clock.why);
-				rc = IBC_ERR_VALIDATE;
-			}
 			if (rc != IBC_OK)
 				goto err_close_rows;
-		}
-		rc = point_run(&h, i, st, n, &validate_failed);
-		if (rc == IBC_ERR_AGAIN) {
-			h.window = 0;
-			snprintf(h.sync_why, sizeof(h.sync_why),
-				 "window mode until point %d, then barrier: every iteration of an "
-				 "operation started late (a noisy host)", i + 1);
-			if (boot->rank == 0) {
-				snprintf(path, sizeof(path), "%s/meta.csv", p->out_dir);
-				(void)ibc_harness_meta_append(path, "sync_fallback", h.sync_why);
+			if (!h.clock.ok && p->sync_mode == IBC_HARNESS_SYNC_WINDOW) {
+				if (boot->rank == 0)
+					ibc_error("harness: --sync window needs a good global clock; at "
+						  "point %d: %s", i + 1, h.clock.why);
+				rc = IBC_ERR_UNSUPPORTED;
+				goto err_close_rows;
 			}
-			rc = point_run(&h, i, st, n, &validate_failed);
+			if (!h.clock.ok)
+				window_off(&h, i, "the global clock failed its check: %s", h.clock.why);
+		}
+		rc = point_run(&h, i, st, n, &validate_failed, &again);
+		if (rc == IBC_OK && again) {
+			window_off(&h, i + 1, "every iteration of an operation started late (a noisy host)");
+			rc = point_run(&h, i, st, n, &validate_failed, &again);
 		}
 		if (rc != IBC_OK)
 			goto err_close_rows;
-		if (h.window && p->sync_mode == IBC_HARNESS_SYNC_AUTO &&
-		    ibc_boot_bcast(boot, &h.worst_late, sizeof(h.worst_late), 0) == IBC_OK &&
-		    h.worst_late > WINDOW_FALLBACK) {
+		if (h.window && p->sync_mode == IBC_HARNESS_SYNC_AUTO) {
+			rc = ibc_boot_bcast(boot, &h.worst_late, sizeof(h.worst_late), 0);
+			if (rc != IBC_OK)
+				goto err_close_rows;
 			/* a host this noisy (a TCG guest, a loaded VM) starts most
 			 * iterations late: measure the rest at a barrier */
-			h.window = 0;
-			snprintf(h.sync_why, sizeof(h.sync_why),
-				 "window mode until point %d, then barrier: %.0f%% of an operation's "
-				 "iterations started late (a noisy host)", i + 1, 100 * h.worst_late);
-			if (boot->rank == 0) {
-				ibc_warn("harness: %s", h.sync_why);
-				snprintf(path, sizeof(path), "%s/meta.csv", p->out_dir);
-				(void)ibc_harness_meta_append(path, "sync_fallback", h.sync_why);
-			}
+			if (h.worst_late > WINDOW_FALLBACK)
+				window_off(&h, i + 1, "%.0f%% of an operation's iterations started "
+					   "late (a noisy host)", 100 * h.worst_late);
 		}
 	}
 

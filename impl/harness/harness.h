@@ -33,7 +33,9 @@
  *    re-anchored after a sync step so a late block does not make the next
  *    one late.  Oversubscribed ranks cannot all be on a PU at one instant,
  *    so there the default is barrier; on a host so noisy that most starts
- *    are late, auto goes on at a barrier (meta.csv: sync_fallback);
+ *    are late, or when the clock (fitted again before every point across
+ *    nodes) fails its check, auto goes on at a barrier (meta.csv:
+ *    sync_fallback) and window fails;
  *  - barrier: before every timed iteration the ranks line up at a sync step
  *    that is not the operation under test (one node: a shared-memory
  *    barrier, several: the bootstrap's barrier) and each times itself from
@@ -64,7 +66,6 @@
 #include "core/wait.h"
 
 struct ibc_harness;
-struct ibc_gclock;
 struct ibc_xport;
 
 
@@ -206,12 +207,12 @@ void ibc_harness_sample_set(struct ibc_harness *h, double us);
 /* Inside run(): the operation ended now; what run() does after this (e.g.
  * a correctness check) is not timed. */
 void ibc_harness_sample_end(struct ibc_harness *h);
-/* The barrier-mode sync step (collective; serves the operations' progress
- * while it waits), for callbacks that need the ranks lined up, e.g. before
- * a back-to-back loop. */
+/* The barrier-mode sync step (collective), for callbacks that need the
+ * ranks lined up, e.g. before a back-to-back loop.  On one node it serves
+ * params.serve while it waits; across nodes it is the bootstrap's barrier,
+ * which serves nothing (an operation that needs a peer's progress to
+ * finish must not be left half-done across it there). */
 int ibc_harness_sync(struct ibc_harness *h);
-/* The run's global clock (valid after the run started). */
-const struct ibc_gclock *ibc_harness_gclock(const struct ibc_harness *h);
 
 
 /* -------------------------------------------------------- node sync ---- */

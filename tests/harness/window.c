@@ -17,6 +17,10 @@
  *    the others still
  *    measure the cost; an oversleep of the harness's own wait is flagged
  *    as well, so a few more may be counted;
+ *  - every start late (spin only, with a late tolerance of 1e-6 us that no
+ *    wait meets): no row can be had in window mode; --sync window fails,
+ *    auto measures the point again at the barrier sync and says so
+ *    (meta.csv: sync_fallback);
  *  - a mutant clock offset (IBC_GCLOCK_MUTANT=1:2000, 2 ms: far beyond any
  *    round trip of the check, even on a loaded machine): the check fails, --sync
  *    window is refused, auto falls back to the barrier sync and says why.
@@ -55,7 +59,8 @@ static struct meet *meet;
 
 struct op {
 	int mode;        /* 0: spin then meet, 1: spin only, 2: spin, rank 1 late every 6th,
-			    3: sleep 2 D_r (a nap's wake-up in the operation) */
+			    3: sleep 2 D_r (a nap's wake-up in the operation),
+			    4: spin only, every start late (job's tolerance) */
 	long calls, warmup;
 	unsigned sense;
 };
@@ -111,7 +116,7 @@ static int o_run(struct ibc_harness *h, void *arg)
 struct result {
 	int rc;
 	double p50, skew, late_iters, window_us, iters, p99;
-	char sync[64], why[256], check[256];
+	char sync[64], why[256], check[256], fallback[256], extra[512];
 };
 
 static double extra_num(const char *e, const char *key)
@@ -172,6 +177,7 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 	p.warmup = 10;
 	p.sync_mode = sync;
 	p.window_us = window_us;
+	p.late_tol_us = mode == 4 ? 1e-6 : 0;
 	p.print_rows = 0;
 	p.progress = 0;
 	p.probe = NULL;
@@ -184,6 +190,7 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 	meta_get(dir, "sync", res->sync, sizeof(res->sync));
 	meta_get(dir, "sync_why", res->why, sizeof(res->why));
 	meta_get(dir, "clock_check", res->check, sizeof(res->check));
+	meta_get(dir, "sync_fallback", res->fallback, sizeof(res->fallback));
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
 	if (rc == IBC_OK && ibc_csv_read(path, &t) == IBC_OK && t->nrows == 2) {
 		const char *e = ibc_csv_cell(t, 0, "extra");
@@ -194,6 +201,7 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 		res->p99 = strtod(ibc_csv_cell(t, 0, "p99_us"), NULL);
 		res->late_iters = extra_num(e, "late_iters");
 		res->window_us = extra_num(e, "window_us");
+		snprintf(res->extra, sizeof(res->extra), "%s", e);
 		tap_diag("mode %d sync %s: p50 %.3f skew %.3f iters %.0f extra %s", mode, res->sync,
 			 res->p50, res->skew, res->iters, e);
 	}
@@ -370,6 +378,17 @@ int main(int argc, char **argv)
 	tap_ok(r.p99 < 450, "... none of them is in the statistics: p99 %.3f us < 450", r.p99);
 	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... the others still measure the cost: p50 %.3f us",
 	       r.p50);
+
+	job(4, IBC_HARNESS_SYNC_WINDOW, 0, &r);
+	tap_ok(r.rc == IBC_ERR_TIMEOUT, "every start late (a tolerance no wait meets): --sync "
+	       "window fails (%s)", ibc_status_str(r.rc));
+	job(4, IBC_HARNESS_SYNC_AUTO, 0, &r);
+	tap_is_int(r.rc, IBC_OK, "... auto runs");
+	tap_ok(strstr(r.fallback, "until point 1, then barrier") != NULL &&
+	       strstr(r.fallback, "started late") != NULL,
+	       "... measures the point again at the barrier sync, saying so (%s)", r.fallback);
+	tap_ok(strstr(r.extra, "sync=barrier") != NULL && r.iters == ITERS,
+	       "... its row is the barrier sync's, every iteration kept (%.0f)", r.iters);
 
 	setenv("IBC_GCLOCK_MUTANT", "1:2000", 1);
 	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
