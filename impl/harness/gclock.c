@@ -150,8 +150,8 @@ static int net_wc(struct net_ch *c)
 	return IBC_OK;
 }
 
-static int net_write(struct net_ch *c, int peer, uint64_t *src, uint64_t off, int signaled,
-		     struct ibc_xport_wr *wr, struct ibc_xport_sge *sge)
+static void net_write(struct net_ch *c, int peer, uint64_t *src, uint64_t off, int signaled,
+		      struct ibc_xport_wr *wr, struct ibc_xport_sge *sge)
 {
 	*sge = (struct ibc_xport_sge){ (uint64_t)(uintptr_t)src, 8, c->mr->lkey };
 	*wr = (struct ibc_xport_wr){ .opcode = IBC_XPORT_OP_WRITE, .peer = peer, .num_sge = 1,
@@ -159,7 +159,6 @@ static int net_write(struct net_ch *c, int peer, uint64_t *src, uint64_t off, in
 				     .rkey = c->rd[peer].rkey,
 				     .flags = (signaled ? IBC_XPORT_WR_SIGNALED : 0) |
 					      (c->x->caps.max_inline >= 8 ? IBC_XPORT_WR_INLINE : 0) };
-	return IBC_OK;
 }
 
 static int net_open(struct ibc_boot *b, struct ibc_xport *x, const int *leader, enum ibc_wait w,
@@ -181,14 +180,18 @@ static int net_open(struct ibc_boot *b, struct ibc_xport *x, const int *leader, 
 		free(want);
 		return IBC_ERR_NOMEM;
 	}
-	for (r = 1; r < b->size; r++)
-		if (leader[r] == r)
-			want[b->rank == 0 ? r : 0] = b->rank == 0 || b->rank == r;
+	/* rank 0 and each other leader (connect links a pair either side wants) */
+	for (r = 1; b->rank == 0 && r < b->size; r++)
+		want[r] = leader[r] == r;
 	rc = ibc_xport_mr_alloc(x, (size_t)(b->size + 1) * CL, IBC_XPORT_ACCESS_ALL, &c->mr);
 	/* every rank takes part in the exchange, even after a failure */
-	if (ibc_boot_allgather(b, c->mr != NULL ? &c->mr->rdesc : c->rd, c->rd, sizeof(*c->rd)) !=
-		    IBC_OK && rc == IBC_OK)
-		rc = IBC_ERR_CLOSED;
+	{
+		const struct ibc_xport_rdesc none = { 0 };
+
+		if (ibc_xport_rdesc_allgather(x, c->mr != NULL ? &c->mr->rdesc : &none, c->rd) !=
+			    IBC_OK && rc == IBC_OK)
+			rc = IBC_ERR_CLOSED;
+	}
 	if (rc == IBC_OK)
 		rc = ibc_xport_connect(x, want);
 	free(want);
@@ -576,7 +579,6 @@ int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 	g->err_us = v.bound;
 	g->rtt_us = v.rtt;
 	g->resid_us = v.resid;
-	g->worst_us = v.excess;
 	g->worst_rank = v.worst_rank;
 	if (v.excess > GC_EPS_US + 3 * v.resid) {
 		g->ok = 0;

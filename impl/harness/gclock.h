@@ -44,8 +44,7 @@ struct ibc_gclock {
 	double err_us;        /* the check's bound on |global - rank 0's time| over all ranks */
 	double rtt_us;        /* the smallest round trip of the check (the bound's floor) */
 	double resid_us;      /* the largest RMS residual of the fits (0 on one node) */
-	double worst_us;      /* the check's largest |offset| - rtt / 2 (> 0: a violation) */
-	int worst_rank;       /* and whose */
+	int worst_rank;       /* whose |offset| - rtt / 2 is the largest (the check's worst) */
 	/* this rank's model */
 	double offset_us, drift, ref_us;
 };

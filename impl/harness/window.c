@@ -3,6 +3,7 @@
  * clock (see harness.h). */
 #include "harness/harness_priv.h"
 #include "core/log.h"
+#include "core/stats.h"
 #include "core/status.h"
 #include "core/timer.h"
 
@@ -76,11 +77,11 @@ int ibc_harness_sync_decide(struct ibc_harness *h)
 	return IBC_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* the median of v[0..n) (sorts v) */
+static double median(double *v, long n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	ibc_stats_sort(v, (size_t)n);
+	return ibc_stats_quantile_sorted(v, (size_t)n, 0.5);
 }
 
 static void block_rounds_set(struct ibc_harness *h)
@@ -119,8 +120,7 @@ int ibc_harness_window_first(struct ibc_harness *h, struct op_state *st, size_t 
 	for (k = 0; rc == IBC_OK && k < n; k++) {
 		if (!st[k].active || st[k].nwarm == 0)
 			continue;
-		qsort(st[k].warm, (size_t)st[k].nwarm, sizeof(double), cmp_double);
-		d[k] = st[k].warm[st[k].nwarm / 2];
+		d[k] = median(st[k].warm, st[k].nwarm);
 	}
 	if (rc == IBC_OK)
 		rc = ibc_boot_gather(h->boot, d, all, n * sizeof(double), 0);
@@ -177,10 +177,8 @@ int ibc_harness_window_anchor(struct ibc_harness *h, int first)
 		struct op_state *s = &h->st[k];
 
 		mine[2 * k] = (double)s->block_late;
-		if (s->active && s->ndur > 0) {
-			qsort(s->dur, (size_t)s->ndur, sizeof(double), cmp_double);
-			mine[2 * k + 1] = s->dur[s->ndur / 2];
-		}
+		if (s->active && s->ndur > 0)
+			mine[2 * k + 1] = median(s->dur, s->ndur);
 	}
 	if (rc == IBC_OK) {
 		mine[2 * n] = h->block_first_late;
