@@ -2,8 +2,8 @@
  * line; probe-cross pins them to different PUs, probe-same to one PU (each
  * waiter yields, so this is the context-switch path).  Both variants run
  * interleaved through the suite driver; one-way latency = round trip / 2.
- * Iterations start at a barrier: probe-same puts both ranks on one PU, where
- * a common start cannot be kept. */
+ * Iterations start at a barrier (params.barrier_only): probe-same puts both
+ * ranks on one PU, where a common start cannot be kept. */
 #include "core/status.h"
 #include "core/topo.h"
 #include "harness/harness.h"
@@ -25,9 +25,27 @@ static int p_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varian
 	return IBC_OK;
 }
 
+struct pinst {
+	struct ibc_probe *probe;
+	int yield;      /* ibc_probe_round's, for the run */
+};
+
 static int p_setup(struct ibc_suite_op *o)
 {
-	return ibc_probe_open(o->ctx->boot, 0, 1, (struct ibc_probe **)&o->inst);
+	struct pinst *pi = calloc(1, sizeof(*pi));
+	int rc;
+
+	if (pi == NULL)
+		return IBC_ERR_NOMEM;
+	/* sharing PU 0, each waiter yields at once */
+	pi->yield = o->v->arg != NULL ? 1 : ibc_probe_yield(ibc_harness_wait_get(o->h));
+	rc = ibc_probe_open(o->ctx->boot, 0, 1, &pi->probe);
+	if (rc != IBC_OK) {
+		free(pi);
+		return rc;
+	}
+	o->inst = pi;
+	return IBC_OK;
 }
 
 static int p_prepare(struct ibc_suite_op *o)
@@ -39,14 +57,18 @@ static int p_prepare(struct ibc_suite_op *o)
 
 static int p_run(struct ibc_suite_op *o)
 {
-	int same = o->v->arg != NULL;
+	struct pinst *pi = o->inst;
 
-	return ibc_probe_round(o->inst, same ? 1 : ibc_harness_wait_get(o->h) == IBC_WAIT_SPIN ? 0 : 100);
+	return ibc_probe_round(pi->probe, pi->yield);
 }
 
 static int p_teardown(struct ibc_suite_op *o)
 {
-	ibc_probe_close(o->inst);
+	struct pinst *pi = o->inst;
+
+	if (pi != NULL)
+		ibc_probe_close(pi->probe);
+	free(pi);
 	o->inst = NULL;
 	return IBC_OK;
 }
@@ -59,7 +81,7 @@ static void p_params(struct ibc_suite_ctx *c, struct ibc_harness_params *p)
 	p->pin = 0; /* the variants pin themselves */
 	p->pinning = "probe-cross: rank r on PU r; probe-same: both ranks on PU 0 (re-pinned each iteration)";
 	p->probe = NULL; /* the suite is the probe */
-	p->sync_mode = IBC_HARNESS_SYNC_BARRIER;
+	p->barrier_only = "probe-same puts both ranks on one PU, where a common start cannot be kept";
 }
 
 static const struct ibc_suite_variant variants[] = {

@@ -162,6 +162,8 @@ struct ibc_harness_params {
 	int print_rows;           /* 1 (default): a summary line per row on stdout (rank 0) */
 	int progress;             /* 1 (default): a progress line per point on stderr */
 	enum ibc_harness_sync_mode sync_mode; /* default AUTO (see above) */
+	const char *barrier_only;  /* set: the suite's iterations start at a barrier
+				      whatever sync_mode says, for this reason */
 	/* window mode: > 0 fixes W (microseconds) instead of adapting it */
 	double window_us;
 	/* window mode: a start later than this is late; <= 0: a quarter of the
@@ -241,6 +243,10 @@ int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe 
  * polls (1 when both share one PU).
  * IBC_ERR_TIMEOUT when the peer does not answer within 5 s. */
 int ibc_probe_round(struct ibc_probe *p, int yield);
+/* The yield for ranks on PUs of their own that wait the way w says: 0 (spin)
+ * or IBC_PROBE_YIELD_AFTER polls (spin-yield). */
+#define IBC_PROBE_YIELD_AFTER 100
+int ibc_probe_yield(enum ibc_wait w);
 /* rounds round trips; on rank a *oneway_us = median round trip / 2. */
 int ibc_probe_measure(struct ibc_probe *p, long rounds, int yield, double *oneway_us);
 int ibc_probe_role(const struct ibc_probe *p); /* 0 = a, 1 = b, -1 = not in the pair */

@@ -80,6 +80,11 @@ static int wait_value(struct ibc_probe *p, uint64_t want, int yield)
 	return IBC_OK;
 }
 
+int ibc_probe_yield(enum ibc_wait w)
+{
+	return w == IBC_WAIT_SPIN ? 0 : IBC_PROBE_YIELD_AFTER;
+}
+
 int ibc_probe_round(struct ibc_probe *p, int yield)
 {
 	int rc;
@@ -149,7 +154,7 @@ int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us)
 {
 	struct ibc_boot *b = ibc_harness_boot(h);
 	struct ibc_probe *p;
-	int *info, r, peer = -1, rc, yield;
+	int *info, r, peer = -1, rc;
 	double v = -1;
 
 	(void)arg;
@@ -173,8 +178,7 @@ int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us)
 	rc = ibc_probe_open(b, 0, peer, &p);
 	if (rc != IBC_OK)
 		return rc;
-	yield = ibc_harness_wait_get(h) == IBC_WAIT_SPIN ? 0 : 100;
-	rc = ibc_probe_measure(p, 1000, yield, &v);
+	rc = ibc_probe_measure(p, 1000, ibc_probe_yield(ibc_harness_wait_get(h)), &v);
 	ibc_probe_close(p);
 	if (ibc_boot_bcast(b, &v, sizeof(v), 0) != IBC_OK && rc == IBC_OK)
 		rc = IBC_ERR_CLOSED;

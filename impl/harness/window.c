@@ -38,6 +38,13 @@ int ibc_harness_sync_decide(struct ibc_harness *h)
 	}
 	snprintf(h->sync_name, sizeof(h->sync_name), "%s",
 		 b->size == 1 ? "none (one rank)" : h->nsync != NULL ? "node-shm-barrier" : "boot-barrier");
+	if (b->size > 1 && p->barrier_only != NULL) {
+		if (p->sync_mode == IBC_HARNESS_SYNC_WINDOW && b->rank == 0)
+			ibc_warn("harness: %s: --sync window not applied: %s", p->suite,
+				 p->barrier_only);
+		snprintf(h->sync_why, sizeof(h->sync_why), "the suite's: %s", p->barrier_only);
+		return IBC_OK;
+	}
 	if (b->size == 1 || p->sync_mode == IBC_HARNESS_SYNC_BARRIER) {
 		snprintf(h->sync_why, sizeof(h->sync_why), "%s",
 			 b->size == 1 ? "one rank" : "asked for (--sync barrier)");
