@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
+#include "harness/harness.h"
 #include "harness/plot.h"
 #include "harness/runner.h"
 
@@ -32,7 +33,8 @@ static const struct ibc_opt_spec list_spec = {
 	.opts = list_opts,
 };
 
-static struct ibc_harness_runner_opts run_o = { .iters = 0, .warmup = -1, .budget = -1 };
+static struct ibc_harness_runner_opts run_o = { .iters = 0, .warmup = -1, .budget = -1,
+						 .sync = IBC_HARNESS_SYNC_AUTO };
 static const char *run_mpi_default;
 
 static const struct ibc_opt run_opts[] = {
@@ -61,8 +63,8 @@ static const struct ibc_opt run_opts[] = {
 	  .help = "time budget per point in seconds (-1: the bench's default)", .min = -1, .max = 1e6 },
 	{ .name = "validate", .type = IBC_OPT_FLAG, .dest = &run_o.validate,
 	  .help = "check correctness after every point" },
-	{ .name = "sync", .type = IBC_OPT_STRING, .dest = &run_o.sync, .metavar = "MODE",
-	  .help = "how iterations start: window, barrier or auto (the bench's default)" },
+	{ .name = "sync", .type = IBC_OPT_CHOICE, .dest = &run_o.sync, .choices = ibc_harness_sync_names,
+	  .metavar = "MODE", .help = "how iterations start: window, barrier or auto (see README)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec run_spec = {

@@ -40,18 +40,10 @@ void ibc_harness_params_init(struct ibc_harness_params *p)
 	p->sync_mode = IBC_HARNESS_SYNC_AUTO;
 }
 
-int ibc_harness_sync_parse(const char *name, enum ibc_harness_sync_mode *out)
-{
-	if (name == NULL || strcmp(name, "auto") == 0)
-		*out = IBC_HARNESS_SYNC_AUTO;
-	else if (strcmp(name, "window") == 0)
-		*out = IBC_HARNESS_SYNC_WINDOW;
-	else if (strcmp(name, "barrier") == 0)
-		*out = IBC_HARNESS_SYNC_BARRIER;
-	else
-		return IBC_ERR_INVAL;
-	return IBC_OK;
-}
+const char *const ibc_harness_sync_names[] = {
+	[IBC_HARNESS_SYNC_AUTO] = "auto", [IBC_HARNESS_SYNC_WINDOW] = "window",
+	[IBC_HARNESS_SYNC_BARRIER] = "barrier", NULL
+};
 
 void ibc_harness_params_argv(struct ibc_harness_params *p, int argc, char **argv)
 {

@@ -128,8 +128,8 @@ enum ibc_harness_sync_mode {
 	IBC_HARNESS_SYNC_WINDOW = 1, /* window, or an error when the clock check fails */
 	IBC_HARNESS_SYNC_BARRIER = 2
 };
-/* "auto", "window", "barrier" -> the mode; IBC_ERR_INVAL otherwise. */
-int ibc_harness_sync_parse(const char *name, enum ibc_harness_sync_mode *out);
+/* the modes' names, by enum value (NULL-terminated: --sync's choices) */
+extern const char *const ibc_harness_sync_names[];
 
 /* The placement probe: one-way latency in microseconds between two
  * processes of this node (rank 0 and the next local rank); called at the
@@ -276,10 +276,11 @@ struct ibc_harness_cli {
 	double budget;                   /* --budget seconds per point */
 	int validate;                    /* --validate */
 	int quiet;                       /* --quiet: no row lines on stdout */
-	const char *sync;                /* --sync auto|window|barrier */
+	int sync;                        /* --sync: an enum ibc_harness_sync_mode */
 };
 
-#define IBC_HARNESS_CLI_INIT { .xport = "auto", .launcher = "auto", .mpi = "none", .sync = "auto", \
+#define IBC_HARNESS_CLI_INIT { .xport = "auto", .launcher = "auto", .mpi = "none", \
+	.sync = IBC_HARNESS_SYNC_AUTO, \
 	.out = "results/latest", .iters = 0, .warmup = -1, .budget = 10.0 }
 
 #define IBC_HARNESS_CLI_OPTS(c) \
@@ -297,7 +298,7 @@ struct ibc_harness_cli {
 	{ .name = "budget", .short_name = 'b', .type = IBC_OPT_DOUBLE, .dest = &(c).budget, .metavar = "S", .help = "time budget per point in seconds (0: none)", .min = 0, .max = 1e6 }, \
 	{ .name = "validate", .short_name = 0, .type = IBC_OPT_FLAG, .dest = &(c).validate, .metavar = NULL, .help = "check correctness after every point" }, \
 	{ .name = "quiet", .short_name = 'q', .type = IBC_OPT_FLAG, .dest = &(c).quiet, .metavar = NULL, .help = "no result lines on stdout" }, \
-	{ .name = "sync", .short_name = 0, .type = IBC_OPT_STRING, .dest = &(c).sync, .metavar = "MODE", .help = "how iterations start: window (common start on a global clock), barrier (a sync step before each), or auto (window where the clock is good and ranks fit the PUs)" }
+	{ .name = "sync", .short_name = 0, .type = IBC_OPT_CHOICE, .dest = &(c).sync, .choices = ibc_harness_sync_names, .metavar = "MODE", .help = "how iterations start: window (common start on a global clock), barrier (a sync step before each), or auto (window where the clock is good and ranks fit the PUs)" }
 
 /* Copies the CLI values into p (sizes, iterations, budget, out, ...). */
 int ibc_harness_cli_apply(const struct ibc_harness_cli *c, struct ibc_harness_params *p);

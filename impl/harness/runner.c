@@ -326,9 +326,9 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	}
 	if (o->validate)
 		arg_add(&a, "--validate");
-	if (o->sync != NULL) {
+	if (o->sync != IBC_HARNESS_SYNC_AUTO) {
 		arg_add(&a, "--sync");
-		arg_add(&a, o->sync);
+		arg_add(&a, ibc_harness_sync_names[o->sync]);
 	}
 	if (ibc_log_enabled(IBC_LOG_INFO)) {
 		int i;

@@ -12,7 +12,8 @@ struct ibc_harness_runner_opts {
 	size_t nsuites;
 	const char *ranks;           /* rank list text ("2,4,8..16"); NULL: suite default */
 	/* passed through to the bench when set */
-	const char *variants, *fanin, *sizes, *xport, *launcher, *mpi, *sync;
+	const char *variants, *fanin, *sizes, *xport, *launcher, *mpi;
+	int sync;                    /* an enum ibc_harness_sync_mode; AUTO: not passed */
 	long iters, warmup;          /* 0 / -1: not passed */
 	double budget;               /* < 0: not passed */
 	int validate;
