@@ -149,6 +149,14 @@ int ibc_opt_choice_find(const char *const *choices, const char *name)
 	return -1;
 }
 
+int ibc_opt_strlist_has(const struct ibc_opt_strlist *list, const char *name)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (strcmp(list->v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 static void choices_print(const char *const *choices, FILE *out)
 {
 	for (int i = 0; choices && choices[i]; i++)

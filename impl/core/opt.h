@@ -85,6 +85,8 @@ int ibc_opt_parse_size(const char *text, size_t *out);
 int ibc_opt_parse_double(const char *text, double *out);
 int ibc_opt_list_parse(const char *text, int sizes, struct ibc_opt_list *out);
 int ibc_opt_strlist_add(struct ibc_opt_strlist *list, const char *text, int split);
+/* 1 when name is one of list's strings */
+int ibc_opt_strlist_has(const struct ibc_opt_strlist *list, const char *name);
 /* Index of name in a NULL-terminated choices array, or -1. */
 int ibc_opt_choice_find(const char *const *choices, const char *name);
 

@@ -44,14 +44,8 @@ int ibc_harness_cli_apply(const struct ibc_harness_cli *c, struct ibc_harness_pa
 
 int ibc_harness_cli_wants(const struct ibc_harness_cli *c, const char *variant)
 {
-	size_t i;
-
-	if (c->variants.n == 0)
-		return 1;
-	for (i = 0; i < c->variants.n; i++)
-		if (strcmp(c->variants.v[i], variant) == 0 || strcmp(c->variants.v[i], "all") == 0)
-			return 1;
-	return 0;
+	return c->variants.n == 0 || ibc_opt_strlist_has(&c->variants, variant) ||
+	       ibc_opt_strlist_has(&c->variants, "all");
 }
 
 int ibc_harness_cli_nranks(const struct ibc_harness_cli *c, int dflt)

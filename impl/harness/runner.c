@@ -72,16 +72,6 @@ static void variants_get(const char *bindir, const struct ibc_suite *s, const ch
 		(void)ibc_opt_strlist_add(out, s->variants, 1);
 }
 
-static int strlist_has(const struct ibc_opt_strlist *l, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], name) == 0)
-			return 1;
-	return 0;
-}
-
 static void variants_print(const char *bindir, const struct ibc_suite *s)
 {
 	struct ibc_opt_strlist names;
@@ -629,7 +619,7 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		for (i = 0; i < ntodo; i++)
 			variants_get(o->bindir, todo[i], mpi_of(o), &have[i]);
 		for (w = 0; w < want.n; w++) {
-			for (k = 0; k < ntodo && !strlist_has(&have[k], want.v[w]); k++)
+			for (k = 0; k < ntodo && !ibc_opt_strlist_has(&have[k], want.v[w]); k++)
 				;
 			if (k == ntodo && strcmp(want.v[w], "all") != 0) {
 				fprintf(stderr, "ibchar: unknown variant '%s' (known:", want.v[w]);
@@ -648,7 +638,7 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		size_t w, used = 0;
 
 		for (w = 0; have != NULL && w < want.n; w++)
-			if ((strcmp(want.v[w], "all") == 0 || strlist_has(&have[i], want.v[w])) &&
+			if ((strcmp(want.v[w], "all") == 0 || ibc_opt_strlist_has(&have[i], want.v[w])) &&
 			    used + strlen(want.v[w]) + 2 < sizeof(mine))
 				used += (size_t)snprintf(mine + used, sizeof(mine) - used, "%s%s",
 							 used ? "," : "", want.v[w]);

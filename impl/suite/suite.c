@@ -335,16 +335,6 @@ static void info_print(const struct drv *v)
 }
 
 /* Was name asked for by --variants (not just "all" or nothing)? */
-static int asked_by_name(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < cli.variants.n; i++)
-		if (strcmp(cli.variants.v[i], name) == 0)
-			return 1;
-	return 0;
-}
-
 /* One harness operation per variant that can run here (per fan-in).  A
  * variant that cannot is skipped with its reason: at info level while
  * sweeping defaults, as a warning when --variants named it and nothing of
@@ -408,7 +398,7 @@ static int ops_build(struct drv *v)
 	}
 	/* a name asked for by --variants of which nothing runs: say why */
 	for (i = 0; i < v->nvars && c->boot->rank == 0; i++) {
-		if (skipped[i][0] == '\0' || !asked_by_name(v->vars[i].name))
+		if (skipped[i][0] == '\0' || !ibc_opt_strlist_has(&cli.variants, v->vars[i].name))
 			continue;
 		for (j = 0; j < v->nops && strcmp(v->hops[j].variant, v->vars[i].name) != 0; j++)
 			;

@@ -253,6 +253,9 @@ static void twice(void)
 	rc = parse(&spec, &first, "-x", "shm", "--xport", "verbs", NULL);
 	tap_ok(rc == IBC_OK && xports.n == 2 && strcmp(xports.v[1], "verbs") == 0,
 	       "a string list given twice in one parse keeps both");
+	tap_ok(ibc_opt_strlist_has(&xports, "verbs") && ibc_opt_strlist_has(&xports, "shm") &&
+	       !ibc_opt_strlist_has(&xports, "ver") && !ibc_opt_strlist_has(&xports, "auto"),
+	       "strlist_has: whole names only");
 
 	/* stop_at_operand: options after the program belong to it */
 	flag = 0;
