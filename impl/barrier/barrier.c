@@ -330,19 +330,6 @@ int ibc_barrier_counters_sum(struct ibc_barrier *b, struct ibc_barrier_counters 
 	return IBC_OK;
 }
 
-int ibc_barrier_extra_format(const struct ibc_barrier *b, const struct ibc_barrier_counters *c,
-			     char *buf, size_t len)
-{
-	if (!(b->alg->needs & IBC_BARRIER_NEEDS_MULTICAST))
-		return snprintf(buf, len, "%s", "");
-	return snprintf(buf, len,
-			"fanin=%d;timeout_us=%g;naks=%llu;retransmits=%llu;duplicates=%llu;"
-			"pulls=%llu;mcast_drops=%llu",
-			b->fanin, b->params.timeout_us, (unsigned long long)c->naks,
-			(unsigned long long)c->retransmits, (unsigned long long)c->duplicates,
-			(unsigned long long)c->pulls, (unsigned long long)c->mcast_drops);
-}
-
 static void needs_format(unsigned needs, char *buf, size_t len)
 {
 	static const struct { unsigned bit; const char *name; } tab[] = {

@@ -26,7 +26,8 @@
  *   ibc_barrier_params_init(&p);  p.fanin = 3;
  *   ibc_barrier_create(xport, "rgm", &p, &b);     (checks p for xport->size)
  *   for (...) ibc_barrier_run(b);                 (collective)
- *   ibc_barrier_counters_sum(b, &c);              (collective; RGM's NAKs ...)
+ *   ibc_barrier_counters_get(b, &c);              (this rank's: RGM's NAKs ...;
+ *                                                  the suite driver sums ranks)
  *   ibc_barrier_destroy(b);                       (collective)
  *
  * Several instances may share one transport (the harness interleaves
@@ -146,11 +147,6 @@ void ibc_barrier_counters_get(struct ibc_barrier *b, struct ibc_barrier_counters
 /* Collective (bootstrap allgather): the counters summed over all ranks
  * (barriers: rank 0's count). */
 int ibc_barrier_counters_sum(struct ibc_barrier *b, struct ibc_barrier_counters *out);
-/* "fanin=7;timeout_us=500;naks=3;retransmits=3;duplicates=0;pulls=0;mcast_drops=3"
- * for a CSV row's `extra` (only the keys that apply to the algorithm).
- * Returns the length that snprintf would have written. */
-int ibc_barrier_extra_format(const struct ibc_barrier *b, const struct ibc_barrier_counters *c,
-			     char *buf, size_t len);
 
 /* `ucc_info -A` style listing of the table: name, needs, description and,
  * with verbose, the tunables with defaults. */

@@ -120,22 +120,6 @@ out_free_old:
 	return rc;
 }
 
-int ibc_harness_meta_append_double(const char *path, const char *key, double v)
-{
-	struct meta *m = calloc(1, sizeof(*m));
-	int rc;
-
-	if (m == NULL)
-		return IBC_ERR_NOMEM;
-	if (v >= 0)
-		meta_add(m, key, "%.4f", v);
-	else
-		meta_add(m, key, "%s", "");
-	rc = meta_store(path, m);
-	free(m);
-	return rc;
-}
-
 int ibc_harness_meta_append(const char *path, const char *key, const char *v)
 {
 	struct meta *m = calloc(1, sizeof(*m));
@@ -147,6 +131,15 @@ int ibc_harness_meta_append(const char *path, const char *key, const char *v)
 	rc = meta_store(path, m);
 	free(m);
 	return rc;
+}
+
+int ibc_harness_meta_append_double(const char *path, const char *key, double v)
+{
+	char text[32] = "";
+
+	if (v >= 0)
+		snprintf(text, sizeof(text), "%.4f", v);
+	return ibc_harness_meta_append(path, key, text);
 }
 
 int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
