@@ -33,7 +33,9 @@
  * Several instances may share one transport (the harness interleaves
  * variants); their completions are told apart by wr_id.  Instances are not
  * thread-safe.  The receive completion queue of a transport used by barrier
- * instances must not be polled by anyone else while a barrier runs. */
+ * instances must not be polled by anyone else while a barrier runs; while an
+ * RGM instance lives, its root's progress hook polls the send queue too
+ * (and drops completions that are not a barrier's). */
 #ifndef IBC_BARRIER_H
 #define IBC_BARRIER_H
 

@@ -31,14 +31,14 @@
  * found waiting for it somewhere.
  *
  * The last resort: where the root waits without progress (a bootstrap
- * collective, e.g. the harness's sync across hosts), after RGM_PULL_AFTER
- * unanswered NAKs over RGM_PULL_TIMEOUTS timeouts a receiver reads the root's
- * release word with an RDMA read (counted as a pull) — one-sided, it never
- * needs the root.  A retransmitted release may be lost too, and a loaded VM
- * may not run the root for a while, so one unanswered NAK says little: with
- * 30% loss per datagram, 8 NAKs in a row all go unanswered once in ~15000
- * releases.  Without losses none of this runs: a receiver only spins on its
- * receive queue.
+ * collective, e.g. the harness's sync across hosts), after its NAKs (one
+ * per timeout) have gone unanswered for RGM_PULL_TIMEOUTS timeouts a
+ * receiver reads the root's release word with an RDMA read (counted as a
+ * pull) — one-sided, it never needs the root.  A retransmitted release may
+ * be lost too, and a loaded VM may not run the root for a while, so a few
+ * unanswered NAKs say little: with 30% loss per datagram, 8 in a row go
+ * unanswered once in ~15000 releases; 400 do not.  Without losses none of
+ * this runs: a receiver only spins on its receive queue.
  *
  * Words of each rank (64-bit): [0, N) gather slots by child rank;
  * [N, 2N) NAK words (root); [2N] release word (root) / read target (others);
@@ -59,10 +59,9 @@
 #define RGM_NRECV 32         /* multicast receive buffers per rank */
 #define RGM_RECV_BYTES 64    /* room for a GRH (40) + the 8-byte id */
 #define RGM_NAK_SEQ_BITS 20
-#define RGM_PULL_AFTER 8     /* NAKs without a release before a receiver pulls ... */
-#define RGM_PULL_TIMEOUTS 400 /* ... over at least this many timeouts (200 ms by default:
-				 a VM may stall that long; a root that does not serve
-				 NAKs does so for good) */
+#define RGM_PULL_TIMEOUTS 400 /* NAK timeouts without a release before a receiver pulls
+				 (200 ms by default: a VM may stall that long; a root
+				 that does not serve NAKs does so for good) */
 
 enum { KIND_MCAST_RECV = IBC_BARRIER_WR_ALG, KIND_PULL };
 
@@ -363,8 +362,7 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 			if (next == 0) {
 				next = now + timeout_ns;
 			} else if (now >= next) {
-				if (naks >= RGM_PULL_AFTER &&
-				    now - first_nak >= RGM_PULL_TIMEOUTS * timeout_ns) {
+				if (naks > 0 && now - first_nak >= RGM_PULL_TIMEOUTS * timeout_ns) {
 					uint64_t v = 0;
 
 					rc = release_pull(b, &v);

@@ -291,11 +291,14 @@ int ibc_xport_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc 
  * IBC_ERR_TIMEOUT on expiry); uses x->wait between polls. */
 int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ibc_xport_wc *wc);
 /* Makes pending work progress (shm: sends waiting for a receive; verbs:
- * nothing), then runs the progress hooks.  Every wait of ibchar on x calls
- * it now and then (ibc_xport_wait_u64, the barrier waits, the harness while
- * it waits through the suite driver), so a hook runs wherever this process
- * waits: e.g. RGM's root answers a NAK while it waits in another barrier or
- * in the harness's sync step. */
+ * nothing), then runs the progress hooks.  The waits on memory call it now
+ * and then (ibc_xport_wait_u64, the barrier waits, the harness while it waits
+ * through the suite driver), so a hook runs wherever this process waits
+ * there: e.g. RGM's root answers a NAK while it waits in another barrier or
+ * in the harness's sync step.  ibc_xport_cq_wait does not: a hook may poll
+ * x's queues (RGM's root polls the send queue and drops what is not a
+ * barrier's), so a caller that waits for its own completions on x must not
+ * do so while such a hook is on. */
 int ibc_xport_progress(struct ibc_xport *x);
 /* Adds fn(arg) to x's progress hooks (at most IBC_XPORT_MAX_HOOKS); a hook is
  * not re-entered from inside itself; a non-OK return ends the wait that
