@@ -49,8 +49,18 @@ enum ibc_wait ibc_wait_decide(int local_ranks)
 	const char *env = getenv("IBCHAR_WAIT"), *spins = getenv("IBCHAR_WAIT_SPINS");
 	enum ibc_wait w;
 
-	if (spins != NULL && spins[0] != '\0')
-		ibc_wait_spin_polls_set(strtoul(spins, NULL, 10));
+	if (spins != NULL && spins[0] != '\0') {
+		char *end;
+		unsigned long n = strtoul(spins, &end, 10);
+
+		static int warned;
+
+		if (*end == '\0' && spins[0] != '-')
+			ibc_wait_spin_polls_set(n);
+		else if (!warned++)
+			ibc_warn("IBCHAR_WAIT_SPINS=%s is not a number of polls; keeping %d", spins,
+				 IBC_WAIT_SPIN_POLLS);
+	}
 
 	if (env != NULL && env[0] != '\0') {
 		if (ibc_wait_parse(env, &w) == IBC_OK)
@@ -80,10 +90,25 @@ void ibc_wait_relax(enum ibc_wait w, unsigned long *polls)
 #endif
 }
 
+int ibc_wait_check(int64_t deadline_ns)
+{
+	if (ibc_wait_aborted())
+		return IBC_ERR_INTERRUPTED;
+	if (deadline_ns >= 0 && ibc_timer_mono_ns() >= deadline_ns)
+		return IBC_ERR_TIMEOUT;
+	return IBC_OK;
+}
+
+/* the deadline of a wait of timeout_ns from now (< 0: none) */
+static int64_t deadline_of(int64_t timeout_ns)
+{
+	return timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : -1;
+}
+
 int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t timeout_ns,
 		 int (*progress)(void *arg), void *arg, uint64_t *seen)
 {
-	int64_t deadline = timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : 0;
+	int64_t deadline = deadline_of(timeout_ns);
 	unsigned long polls = 0;
 	uint64_t v;
 	int rc = IBC_OK;
@@ -98,16 +123,8 @@ int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t
 			if (rc != IBC_OK)
 				break;
 		}
-		if (polls % WAIT_CLOCK_EVERY == 0) {
-			if (ibc_wait_aborted()) {
-				rc = IBC_ERR_INTERRUPTED;
-				break;
-			}
-			if (timeout_ns >= 0 && ibc_timer_mono_ns() >= deadline) {
-				rc = IBC_ERR_TIMEOUT;
-				break;
-			}
-		}
+		if (polls % WAIT_CLOCK_EVERY == 0 && (rc = ibc_wait_check(deadline)) != IBC_OK)
+			break;
 	}
 	if (seen != NULL)
 		*seen = v;
@@ -116,17 +133,14 @@ int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t
 
 int ibc_wait_u8_eq(const volatile uint8_t *addr, uint8_t want, enum ibc_wait w, int64_t timeout_ns)
 {
-	int64_t deadline = timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : 0;
+	int64_t deadline = deadline_of(timeout_ns);
 	unsigned long polls = 0;
+	int rc;
 
 	while (__atomic_load_n(addr, __ATOMIC_ACQUIRE) != want) {
 		ibc_wait_relax(w, &polls);
-		if (polls % WAIT_CLOCK_EVERY == 0) {
-			if (ibc_wait_aborted())
-				return IBC_ERR_INTERRUPTED;
-			if (timeout_ns >= 0 && ibc_timer_mono_ns() >= deadline)
-				return IBC_ERR_TIMEOUT;
-		}
+		if (polls % WAIT_CLOCK_EVERY == 0 && (rc = ibc_wait_check(deadline)) != IBC_OK)
+			return rc;
 	}
 	return IBC_OK;
 }

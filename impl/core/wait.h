@@ -45,14 +45,18 @@ void ibc_wait_relax(enum ibc_wait w, unsigned long *polls);
 void ibc_wait_abort_watch(const int *flag);
 /* 1 once the watched flag is set. */
 int ibc_wait_aborted(void);
+/* A wait loop's periodic check (every some polls): IBC_ERR_INTERRUPTED once
+ * the job aborted, IBC_ERR_TIMEOUT once the monotonic clock is past
+ * deadline_ns (< 0: no deadline), else IBC_OK. */
+int ibc_wait_check(int64_t deadline_ns);
 
 /* Waits until the 64-bit word at addr (written by other processes or a NIC)
  * is >= target (unsigned), loading with acquire, relaxing with w.
  * timeout_ns < 0: forever, else IBC_ERR_TIMEOUT after it.  progress (may be
  * NULL) is called every few polls with arg; its non-OK status ends the wait;
  * IBC_ERR_INTERRUPTED once the job's abort flag is set.
- * *seen (may be NULL) = the last value read.  The one such loop of ibchar:
- * the transports' ibc_xport_wait_u64 and the harness's node sync use it. */
+ * *seen (may be NULL) = the last value read.  The transports'
+ * ibc_xport_wait_u64 and the harness's node sync use it. */
 int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t timeout_ns,
 		 int (*progress)(void *arg), void *arg, uint64_t *seen);
 

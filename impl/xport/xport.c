@@ -338,7 +338,7 @@ void ibc_xport_progress_hook_remove(struct ibc_xport *x, int (*fn)(void *arg), v
 
 int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ibc_xport_wc *wc)
 {
-	int64_t deadline = timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : 0;
+	int64_t deadline = timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : -1;
 	unsigned long polls = 0;
 
 	for (;;) {
@@ -348,12 +348,8 @@ int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ib
 		if (n == 1)
 			return IBC_OK;
 		ibc_wait_relax(x->wait, &polls);
-		if (polls % 16 == 0) {
-			if (ibc_wait_aborted())
-				return IBC_ERR_INTERRUPTED;
-			if (timeout_ns >= 0 && ibc_timer_mono_ns() >= deadline)
-				return IBC_ERR_TIMEOUT;
-		}
+		if (polls % 16 == 0 && (rc = ibc_wait_check(deadline)) != IBC_OK)
+			return rc;
 	}
 }
 
