@@ -68,6 +68,8 @@ static int wait_value(struct ibc_probe *p, uint64_t want, int yield)
 		if (polls % PROBE_CHECK_EVERY == 0) {
 			double now = ibc_timer_now_us();
 
+			if (ibc_wait_aborted())
+				return IBC_ERR_INTERRUPTED;
 			if (deadline == 0) {
 				deadline = now + PROBE_TIMEOUT_US;
 			} else if (now > deadline) {
