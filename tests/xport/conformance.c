@@ -74,6 +74,7 @@ static void run_job(int n, int full)
 	world_close(&w);
 	if (full) {
 		test_drops();
+		test_overrun();
 		for (int c = 0; c < E_COUNT; c++)
 			error_case((enum ecase)c);
 		test_xrc();
