@@ -15,7 +15,7 @@ sys.dont_write_bytecode = True  # keep plots/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ibcplot  # noqa: E402
 
-LAT = ("write-lat", "write-lat-lastbyte", "read-lat", "send-lat")
+LAT = ("write-lat", "write-lat-lastbyte", "write-lat-imm", "read-lat", "send-lat")
 
 
 def is_bw(r):
@@ -59,7 +59,7 @@ def main(argv):
         if mbps is not None:
             series.setdefault(ibcplot.series_label(r), []).append((r["bytes"], mbps, r["oversub"] == 1))
     if series:
-        xs_bw = []
+        xs_bw, bw_over = [], False
         for i, (label, pts) in enumerate(sorted(series.items())):
             pts.sort()
             xs, ys, over = zip(*pts)
@@ -67,12 +67,13 @@ def main(argv):
             ibcplot.draw_series(bx, label, xs, ys, over, color, marker,
                                 linestyle="--" if "(" in label else "-")
             xs_bw += xs
+            bw_over |= any(over)
         ibcplot.int_axis(bx, xs_bw, log2=min(xs_bw) > 0, labels=ibcplot.size_label)
         bx.set_yscale("log")
         bx.set_xlabel("message size (bytes)")
         bx.set_ylabel("RDMA write bandwidth (MB/s)")
         bx.grid(True, which="both", alpha=0.3)
-        ibcplot.legend_with_oversub(bx, False, loc="upper left", bbox_to_anchor=None)
+        ibcplot.legend_with_oversub(bx, bw_over, loc="upper left", bbox_to_anchor=None)
     else:
         ibcplot.message(bx, "no write-bw-burst / write-bw-stream rows in this run")
         bx.set_axis_off()

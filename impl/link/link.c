@@ -775,7 +775,7 @@ const struct ibc_suite_def ibc_link_suite = {
 	.prog = "ibchar-link",
 	.summary = "Link-level benchmarks between two ranks over a transport (--xport shm, verbs "
 		   "or auto): write-lat (ordered flag), write-lat-lastbyte (as ib_write_lat), "
-		   "read-lat, send-lat (one-way latency), write-bw-burst and write-bw-stream (as "
+		   "write-lat-imm (write with immediate), read-lat, send-lat (one-way latency), write-bw-burst and write-bw-stream (as "
 		   "ib_write_bw; time per message, MB/s in extra), beside perftest with "
 		   "--perftest.  Sizes default to 1..4M; rows go to DIR/results.csv.",
 	.flags = IBC_SUITE_XPORT | IBC_SUITE_CONNECT,

@@ -5,13 +5,10 @@
 # RPE/RDS/RGM row, the latency figure plots the CSV's p50, the factor figure
 # copes without MPI rows, bad directories exit 2, a failing script fails the
 # command.  Skips without python3 + matplotlib.
-BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+. "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 PLOTS=$(cd "$(dirname "$0")/../../plots" && pwd)
-if [ ! -x "$IBCHAR" ]; then
-	echo "1..0 # SKIP $IBCHAR not built"
-	exit 0
-fi
+tap_need "$IBCHAR"
 PY=
 for c in ${IBC_PYTHON:-} python3 /usr/bin/python3; do
 	if "$c" -c 'import matplotlib' >/dev/null 2>&1; then PY=$c; break; fi
@@ -23,10 +20,7 @@ fi
 export IBC_PYTHON=$PY
 unset IBC_PLOTS
 
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-tmp=$(mktemp -d /tmp/ibc-plots-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmp plots
 echo "1..20"
 
 HDR=run_id,suite,variant,impl,xport,launcher,nodes,ppn,ranks,bytes,fanin,iters,warmup,min_us,p50_us,mean_us,p99_us,max_us,stdev_us,ci_lo_us,ci_hi_us,skew_us,wait,oversub,probe_us,extra
