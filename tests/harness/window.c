@@ -17,10 +17,10 @@
  *    the others still
  *    measure the cost; an oversleep of the harness's own wait is flagged
  *    as well, so a few more may be counted;
- *  - every start late (spin only, with a late tolerance of 1e-6 us that no
- *    wait meets): no row can be had in window mode; --sync window fails,
- *    auto measures the point again at the barrier sync and says so
- *    (meta.csv: sync_fallback);
+ *  - every start late (spin only; rank 1 sleeps 3 ms before each of 16 timed
+ *    iterations: one block, its anchor 0.5 ms ahead, W ~0.6 ms): no row can
+ *    be had in window mode; --sync window fails, auto measures the point
+ *    again at the barrier sync and says so (meta.csv: sync_fallback);
  *  - a mutant clock offset (IBC_GCLOCK_MUTANT=1:2000, 2 ms: far beyond any
  *    round trip of the check, even on a loaded machine): the check fails, --sync
  *    window is refused, auto falls back to the barrier sync and says why.
@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #define ITERS 200
+#define ITERS_ONE_BLOCK 16 /* WINDOW_BLOCK_MIN: one anchor for the whole point */
 #define D_US 100.0
 
 /* a sense-reversing barrier in a MAP_SHARED page made before fork */
@@ -60,7 +61,7 @@ static struct meet *meet;
 struct op {
 	int mode;        /* 0: spin then meet, 1: spin only, 2: spin, rank 1 late every 6th,
 			    3: sleep 2 D_r (a nap's wake-up in the operation),
-			    4: spin only, every start late (job's tolerance) */
+			    4: spin only, rank 1 late for every start */
 	long calls, warmup;
 	unsigned sense;
 };
@@ -86,6 +87,8 @@ static int o_prepare(struct ibc_harness *h, void *arg)
 	 * one long before the next start */
 	if (o->mode == 2 && ibc_harness_boot(h)->rank == 1 && i >= 0 && i % 6 == 3)
 		nanosleep(&(struct timespec){ 0, 2200 * 1000 }, NULL);
+	if (o->mode == 4 && ibc_harness_boot(h)->rank == 1 && i >= 0)
+		nanosleep(&(struct timespec){ 0, 3000 * 1000 }, NULL);
 	return IBC_OK;
 }
 
@@ -173,11 +176,10 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 	ibc_harness_params_init(&p);
 	p.suite = "harness-window";
 	p.out_dir = dir;
-	p.iters = ITERS;
+	p.iters = mode == 4 ? ITERS_ONE_BLOCK : ITERS;
 	p.warmup = 10;
 	p.sync_mode = sync;
 	p.window_us = window_us;
-	p.late_tol_us = mode == 4 ? 1e-6 : 0;
 	p.print_rows = 0;
 	p.progress = 0;
 	p.probe = NULL;
@@ -380,14 +382,14 @@ int main(int argc, char **argv)
 	       r.p50);
 
 	job(4, IBC_HARNESS_SYNC_WINDOW, 0, &r);
-	tap_ok(r.rc == IBC_ERR_TIMEOUT, "every start late (a tolerance no wait meets): --sync "
-	       "window fails (%s)", ibc_status_str(r.rc));
+	tap_ok(r.rc == IBC_ERR_TIMEOUT, "rank 1 late for every start: --sync window fails (%s)",
+	       ibc_status_str(r.rc));
 	job(4, IBC_HARNESS_SYNC_AUTO, 0, &r);
 	tap_is_int(r.rc, IBC_OK, "... auto runs");
 	tap_ok(strstr(r.fallback, "until point 1, then barrier") != NULL &&
 	       strstr(r.fallback, "started late") != NULL,
 	       "... measures the point again at the barrier sync, saying so (%s)", r.fallback);
-	tap_ok(strstr(r.extra, "sync=barrier") != NULL && r.iters == ITERS,
+	tap_ok(strstr(r.extra, "sync=barrier") != NULL && r.iters == ITERS_ONE_BLOCK,
 	       "... its row is the barrier sync's, every iteration kept (%.0f)", r.iters);
 
 	setenv("IBC_GCLOCK_MUTANT", "1:2000", 1);
