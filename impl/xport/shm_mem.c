@@ -133,14 +133,13 @@ int ibc_xport_shm_resolve(struct shm *st, int peer, int self, uint32_t key, uint
 	struct shm_mr_ent *ent;
 	struct ent_snap e;
 	uint32_t idx, k;
+	char *hit;
 
 	if (key == 0)
 		return RS_BAD_RKEY;
-	if (key == rc->key && !self && (rc->access & need) == need && addr >= rc->addr &&
-	    len <= rc->len && addr - rc->addr <= rc->len - len &&
-	    atomic_load_explicit(rc->live, memory_order_acquire) == key) {
+	if (!self && (hit = shm_rcache_hit(rc, key, addr, len, need)) != NULL) {
 		t->kind = T_PTR;
-		t->ptr = rc->base + (addr - rc->addr);
+		t->ptr = hit;
 		t->len = len;
 		t->pid = st->peers[peer].pid;
 		return RS_OK;
@@ -204,18 +203,8 @@ int ibc_xport_shm_local_iov(struct shm *st, const struct ibc_xport_wr *wr, unsig
 		sum += s->len;
 		if (wr->flags & IBC_XPORT_WR_INLINE)
 			continue;
-		if (s->len == 0)
-			continue;
-		{
-			uint32_t idx = (s->lkey ^ st->me->salt) & SHM_MR_IDX_MASK;
-			struct own_mr *m = st->mrs[idx];
-			uint64_t base;
-			if (m == NULL || m->pub.lkey != s->lkey || (m->pub.access & need) != need)
-				return RS_LOCAL_PROT;
-			base = (uint64_t)(uintptr_t)m->pub.addr;
-			if (s->addr < base || s->len > m->pub.len || s->addr - base > m->pub.len - s->len)
-				return RS_LOCAL_PROT;
-		}
+		if (s->len != 0 && !shm_local_sge_ok(st, s, need))
+			return RS_LOCAL_PROT;
 	}
 	*total = sum;
 	return RS_OK;
@@ -269,11 +258,8 @@ int ibc_xport_shm_copy_to(const struct target *t, const struct iovec *iov, int n
 		return RS_OK;
 	if (t->kind == T_PTR) {
 		char *d = t->ptr;
-		if (total == 8 && n == 1 && ((uintptr_t)d & 7) == 0) {
-			/* a flag word: one untorn store, as a waiter (wait_u64) expects */
-			uint64_t v;
-			memcpy(&v, iov[0].iov_base, 8);
-			__atomic_store_n((uint64_t *)(void *)d, v, __ATOMIC_RELEASE);
+		if (n == 1) {
+			shm_store(d, iov[0].iov_base, total);
 			return RS_OK;
 		}
 		for (int i = 0; i < n; i++) {

@@ -8,7 +8,9 @@
 
 #include "xport/xport.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -238,6 +240,46 @@ static inline size_t ring_group(const struct shm_ctl *c, int slot)
 static inline int rng_drop(struct shm *st, double p)
 {
 	return ibc_xport_drop_draw(&st->rng, p);
+}
+
+/* A local sge lies in one of this process's registrations with access need. */
+static inline int shm_local_sge_ok(const struct shm *st, const struct ibc_xport_sge *s,
+				   unsigned need)
+{
+	const struct own_mr *m = st->mrs[(s->lkey ^ st->me->salt) & SHM_MR_IDX_MASK];
+	uint64_t base;
+
+	if (m == NULL || m->pub.lkey != s->lkey || (m->pub.access & need) != need)
+		return 0;
+	base = (uint64_t)(uintptr_t)m->pub.addr;
+	return s->addr >= base && s->len <= m->pub.len && s->addr - base <= m->pub.len - s->len;
+}
+
+/* Where [addr, addr + len) of a peer's registration key is mapped here, when
+ * key is the registration its cache holds, still live, with access need;
+ * NULL otherwise (then the full check decides). */
+static inline char *shm_rcache_hit(const struct rcache *rc, uint32_t key, uint64_t addr,
+				   uint64_t len, unsigned need)
+{
+	if (key == 0 || key != rc->key || (rc->access & need) != need || addr < rc->addr ||
+	    len > rc->len || addr - rc->addr > rc->len - len ||
+	    atomic_load_explicit(rc->live, memory_order_acquire) != key)
+		return NULL;
+	return rc->base + (addr - rc->addr);
+}
+
+/* One contiguous store of len bytes into mapped memory; an aligned 8-byte
+ * word is one untorn release store, as a waiter (wait_u64) expects of a flag. */
+static inline void shm_store(char *d, const void *src, uint64_t len)
+{
+	if (len == 8 && ((uintptr_t)d & 7) == 0) {
+		uint64_t v;
+
+		memcpy(&v, src, 8);
+		__atomic_store_n((uint64_t *)(void *)d, v, __ATOMIC_RELEASE);
+		return;
+	}
+	memcpy(d, src, len);
 }
 
 /* xport_shm.c */

@@ -76,7 +76,13 @@ static void run_job(int n, int full)
 		test_drops();
 		test_overrun();
 		for (int c = 0; c < E_COUNT; c++)
-			error_case((enum ecase)c);
+			error_case((enum ecase)c, 0);
+		/* again after a good write with the same key, which fills the
+		 * transport's caches (shm's write fast path): they must not
+		 * let a bad access through */
+		for (int c = 0; c < E_COUNT; c++)
+			if (c != E_RECV_SMALL && c != E_ATOMIC_RANGE)
+				error_case((enum ecase)c, 1);
 		test_xrc();
 	} else {
 		for (int k = 0; k < 2; k++) {

@@ -18,7 +18,9 @@ static const char *const ecase_name[E_COUNT] = {
 	"send larger than the receive buffer", "fetch-add outside the region",
 };
 
-static void error_case(enum ecase c)
+/* warm: rank 0 first writes the target's region with its key (the same
+ * bytes it holds), as a warm-up that fills the transport's caches */
+static void error_case(enum ecase c, int warm)
 {
 	struct ibc_xport_params p;
 	struct ibc_xport *x;
@@ -35,6 +37,16 @@ static void error_case(enum ecase c)
 	if (rc != IBC_OK || ibc_xport_rdesc_allgather(x, &mr->rdesc, rd) != IBC_OK)
 		fatal("error case setup failed");
 	memset(mr->addr, 0x5A, LEN);
+	if (warm) {
+		if (R == 0) {
+			struct ibc_xport_sge g = { (uint64_t)(uintptr_t)mr->addr, 64, mr->lkey };
+
+			ok = ibc_xport_write(x, 1, &g, 1, rd[1].addr + 64, rd[1].rkey,
+					     IBC_XPORT_WR_SIGNALED, 7) == IBC_OK &&
+			     wait_ok(x, IBC_XPORT_CQ_SEND, 7, NULL);
+		}
+		barrier();
+	}
 	if (c == E_RECV_SMALL && R == 1) {
 		struct ibc_xport_sge s = { (uint64_t)(uintptr_t)mr->addr, 16, mr->lkey };
 		ok = ibc_xport_recv(x, 0, NULL, &s, 1, 77) == IBC_OK;
@@ -116,7 +128,8 @@ static void error_case(enum ecase c)
 		snprintf(rs, sizeof(rs), "%s", reason);
 		if (ibc_boot_bcast(B, rs, sizeof(rs), 0) != IBC_OK)
 			fatal("bootstrap failed");
-		check(ok && got_err && recv_err, "error completion: %s -> \"%s\"%s", ecase_name[c], rs,
+		check(ok && got_err && recv_err, "error completion%s: %s -> \"%s\"%s",
+		      warm ? " after a good write" : "", ecase_name[c], rs,
 		      c == E_RECV_SMALL ? " (and an error receive completion)" :
 		      c == E_DEREG || c == E_LOCAL_PROT ? "" : ", target untouched");
 	}
