@@ -78,6 +78,9 @@ struct link_inst {
 	long msgs;                     /* write-bw-stream: messages per iteration */
 	struct ibc_xport_sge sge;      /* bandwidth: the payload, ... */
 	struct ibc_xport_wr *wr;       /* ... the burst's writes (the stream's one template) */
+	struct ibc_xport_sge lat_sge[2]; /* ping-pong: the payload and the flag, ... */
+	struct ibc_xport_wr lat_wr[2];   /* ... their writes, built once per point */
+	int lat_n;
 	struct ibc_link_perftest_result pt; /* perftest's numbers (rank 0) */
 	long pt_next;
 };
@@ -210,56 +213,74 @@ static unsigned tx_inline(const struct link_inst *in)
 }
 
 /* One round of a ping-pong: rank 0 posts and waits for the answer, rank 1
- * waits and answers (in->seq is the round, the same on both); then, when
- * reap is set, the post's own send completion. */
+ * waits and answers (in->seq is the round, the same on both).  The post's own
+ * send completion, when reap is set, is reaped right after the post, as
+ * perftest does: while the message flies, not between the answer and the
+ * next round. */
 static int pingpong(struct link_inst *in, int (*post)(struct link_inst *),
 		    int (*wait)(struct link_inst *), const char *reap)
 {
 	struct link *L = in->L;
-	int rc;
+	int rc = IBC_OK;
 
 	in->seq++;
-	if (L->rank == 0) {
-		rc = post(in);
-		if (rc == IBC_OK)
-			rc = wait(in);
-	} else {
+	if (L->rank == 1)
 		rc = wait(in);
-		if (rc == IBC_OK)
-			rc = post(in);
-	}
+	if (rc == IBC_OK)
+		rc = post(in);
 	if (rc == IBC_OK && reap != NULL)
 		rc = wc_wait(L, IBC_XPORT_CQ_SEND, reap);
+	if (rc == IBC_OK && L->rank == 0)
+		rc = wait(in);
 	return rc;
 }
 
-/* write-lat: payload then flag (= seq), as one post list; the flag write is
- * signaled; the peer waits on the flag */
-static int flag_post(struct link_inst *in)
+/* The ping-pong writes of a point, built once (as perftest builds its work
+ * request once): write-lat's payload then flag (= the round) as one post
+ * list, the flag signaled; write-lat-lastbyte's one signaled payload write;
+ * write-lat-imm's one signaled write with immediate.  A round only sets the
+ * round's number. */
+static void lat_wrs_build(struct link_inst *in, enum kind k)
 {
 	struct link *L = in->L;
 	struct area *a = in->a;
-	struct ibc_xport_sge ps = tx_sge(in);
-	struct ibc_xport_sge fs = { (uint64_t)(uintptr_t)a->flag_src, 8, L->mr->lkey };
-	struct ibc_xport_wr wr[2];
+	struct ibc_xport_wr *w = in->lat_wr;
+	unsigned inl = tx_inline(in);
+
+	memset(in->lat_wr, 0, sizeof(in->lat_wr));
+	in->lat_sge[0] = tx_sge(in);
+	in->lat_sge[1] = (struct ibc_xport_sge){ (uint64_t)(uintptr_t)a->flag_src, 8, L->mr->lkey };
+	w[0].opcode = k == K_WRITE_LAT_IMM ? IBC_XPORT_OP_WRITE_IMM : IBC_XPORT_OP_WRITE;
+	w[0].peer = L->peer;
+	w[0].num_sge = 1;
+	w[0].sge = &in->lat_sge[0];
+	w[0].remote_addr = remote(L, a->rx);
+	w[0].rkey = L->rd[L->peer].rkey;
+	w[0].flags = inl | (k == K_WRITE_LAT ? 0 : IBC_XPORT_WR_SIGNALED);
+	in->lat_n = 1;
+	if (k == K_WRITE_LAT) {
+		w[1] = w[0];
+		w[1].sge = &in->lat_sge[1];
+		w[1].remote_addr = remote(L, a->flag_in);
+		w[1].flags = IBC_XPORT_WR_SIGNALED |
+			     (L->x->caps.max_inline >= 8 ? IBC_XPORT_WR_INLINE : 0);
+		in->lat_n = 2;
+	}
+}
+
+static int lat_post(struct link_inst *in)
+{
 	int posted;
 
-	memset(wr, 0, sizeof(wr));
-	*a->flag_src = in->seq;
-	wr[0].opcode = IBC_XPORT_OP_WRITE;
-	wr[0].peer = L->peer;
-	wr[0].num_sge = 1;
-	wr[0].sge = &ps;
-	wr[0].remote_addr = remote(L, a->rx);
-	wr[0].rkey = L->rd[L->peer].rkey;
-	wr[0].flags = tx_inline(in);
-	wr[1] = wr[0];
-	wr[1].sge = &fs;
-	wr[1].remote_addr = remote(L, a->flag_in);
-	wr[1].flags = IBC_XPORT_WR_SIGNALED |
-		      (L->x->caps.max_inline >= 8 ? IBC_XPORT_WR_INLINE : 0);
-	wr[1].wr_id = in->seq;
-	return ibc_xport_post(L->x, wr, 2, &posted);
+	in->lat_wr[in->lat_n - 1].wr_id = in->seq;
+	return ibc_xport_post(in->L->x, in->lat_wr, in->lat_n, &posted);
+}
+
+/* write-lat: the flag (= the round) after the payload */
+static int flag_post(struct link_inst *in)
+{
+	*in->a->flag_src = in->seq;
+	return lat_post(in);
 }
 
 static int flag_wait(struct link_inst *in)
@@ -281,14 +302,8 @@ static unsigned char lastbyte_of(const struct link_inst *in)
 
 static int lastbyte_post(struct link_inst *in)
 {
-	struct link *L = in->L;
-	struct ibc_xport_sge s = tx_sge(in);
-	int rc;
-
 	in->a->tx[in->bytes - 1] = lastbyte_of(in);
-	rc = ibc_xport_write(L->x, L->peer, &s, 1, remote(L, in->a->rx), L->rd[L->peer].rkey,
-			     IBC_XPORT_WR_SIGNALED | tx_inline(in), in->seq);
-	return rc == IBC_OK ? wc_wait(L, IBC_XPORT_CQ_SEND, "write-lat-lastbyte") : rc;
+	return lat_post(in);
 }
 
 static int lastbyte_wait(struct link_inst *in)
@@ -300,16 +315,13 @@ static int lastbyte_wait(struct link_inst *in)
 	return rc;
 }
 
-/* write-lat-imm: the payload as one RDMA write with immediate; its receive
- * completion at the peer says the data has landed (ordered by the
- * transport), one packet */
+/* write-lat-imm: the payload as one RDMA write with immediate (= the round);
+ * its receive completion at the peer says the data has landed (ordered by
+ * the transport), one packet */
 static int imm_post(struct link_inst *in)
 {
-	struct link *L = in->L;
-	struct ibc_xport_sge s = tx_sge(in);
-
-	return ibc_xport_write_imm(L->x, L->peer, &s, 1, remote(L, in->a->rx), L->rd[L->peer].rkey,
-				   (uint32_t)in->seq, IBC_XPORT_WR_SIGNALED | tx_inline(in), in->seq);
+	in->lat_wr[0].imm = (uint32_t)in->seq;
+	return lat_post(in);
 }
 
 /* send-lat */
@@ -498,6 +510,8 @@ static int v_setup_kernel(struct ibc_suite_op *o, struct link_inst *in)
 		in->a->tx[i] = pattern(bytes, i);
 	if (k == K_WRITE_LAT_LASTBYTE)
 		in->a->rx[bytes - 1] = 0; /* the peer's first round writes 1 there */
+	if (k == K_WRITE_LAT || k == K_WRITE_LAT_LASTBYTE || k == K_WRITE_LAT_IMM)
+		lat_wrs_build(in, k);
 	if (k == K_SEND_LAT || k == K_WRITE_LAT_IMM) {
 		/* one pool of receives for both: each consumes one and posts
 		 * one back per message, so they may share the queue */
@@ -540,7 +554,7 @@ static int v_run(struct ibc_suite_op *o)
 	case K_WRITE_LAT:
 		return pingpong(in, flag_post, flag_wait, "write-lat");
 	case K_WRITE_LAT_LASTBYTE:
-		return pingpong(in, lastbyte_post, lastbyte_wait, NULL);
+		return pingpong(in, lastbyte_post, lastbyte_wait, "write-lat-lastbyte");
 	case K_WRITE_LAT_IMM:
 		return pingpong(in, imm_post, recv_wait, "write-lat-imm");
 	case K_READ_LAT:
