@@ -90,25 +90,26 @@ void ibc_wait_relax(enum ibc_wait w, unsigned long *polls)
 #endif
 }
 
-int ibc_wait_check(int64_t deadline_ns)
+int ibc_wait_check(struct ibc_wait_deadline *d)
 {
+	int64_t now;
+
 	if (ibc_wait_aborted())
 		return IBC_ERR_INTERRUPTED;
-	if (deadline_ns >= 0 && ibc_timer_mono_ns() >= deadline_ns)
-		return IBC_ERR_TIMEOUT;
-	return IBC_OK;
-}
-
-/* the deadline of a wait of timeout_ns from now (< 0: none) */
-static int64_t deadline_of(int64_t timeout_ns)
-{
-	return timeout_ns >= 0 ? ibc_timer_mono_ns() + timeout_ns : -1;
+	if (d->timeout_ns < 0)
+		return IBC_OK;
+	now = ibc_timer_mono_ns();
+	if (d->at_ns == 0) {
+		d->at_ns = now + d->timeout_ns;
+		return IBC_OK;
+	}
+	return now >= d->at_ns ? IBC_ERR_TIMEOUT : IBC_OK;
 }
 
 int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t timeout_ns,
 		 int (*progress)(void *arg), void *arg, uint64_t *seen)
 {
-	int64_t deadline = deadline_of(timeout_ns);
+	struct ibc_wait_deadline deadline = IBC_WAIT_DEADLINE(timeout_ns);
 	unsigned long polls = 0;
 	uint64_t v;
 	int rc = IBC_OK;
@@ -123,7 +124,7 @@ int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t
 			if (rc != IBC_OK)
 				break;
 		}
-		if (polls % WAIT_CLOCK_EVERY == 0 && (rc = ibc_wait_check(deadline)) != IBC_OK)
+		if (polls % WAIT_CLOCK_EVERY == 0 && (rc = ibc_wait_check(&deadline)) != IBC_OK)
 			break;
 	}
 	if (seen != NULL)
@@ -133,13 +134,13 @@ int ibc_wait_u64(const uint64_t *addr, uint64_t target, enum ibc_wait w, int64_t
 
 int ibc_wait_u8_eq(const volatile uint8_t *addr, uint8_t want, enum ibc_wait w, int64_t timeout_ns)
 {
-	int64_t deadline = deadline_of(timeout_ns);
+	struct ibc_wait_deadline deadline = IBC_WAIT_DEADLINE(timeout_ns);
 	unsigned long polls = 0;
 	int rc;
 
 	while (__atomic_load_n(addr, __ATOMIC_ACQUIRE) != want) {
 		ibc_wait_relax(w, &polls);
-		if (polls % WAIT_CLOCK_EVERY == 0 && (rc = ibc_wait_check(deadline)) != IBC_OK)
+		if (polls % WAIT_CLOCK_EVERY == 0 && (rc = ibc_wait_check(&deadline)) != IBC_OK)
 			return rc;
 	}
 	return IBC_OK;
