@@ -1,7 +1,9 @@
 /* ibchar-probe: the placement probe suite.  Two ranks ping-pong one cache
  * line; probe-cross pins them to different PUs, probe-same to one PU (each
- * waiter yields, so this is the context-switch path).  Both variants run
- * interleaved through the suite driver; one-way latency = round trip / 2.
+ * waiter yields, so this is the context-switch path); probe-write is the
+ * memory pattern of a one-sided write ping-pong (each stores into the line
+ * the other polls), pinned as probe-cross.  The variants run interleaved
+ * through the suite driver; one-way latency = round trip / 2.
  * Iterations start at a barrier (params.barrier_only): probe-same puts both
  * ranks on one PU, where a common start cannot be kept. */
 #include "core/status.h"
@@ -10,6 +12,13 @@
 #include "suite/suite.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* the variants' arg: NULL = probe-cross, "same", "write" */
+static int is_(const struct ibc_suite_variant *v, const char *kind)
+{
+	return v->arg != NULL && strcmp(v->arg, kind) == 0;
+}
 
 static int p_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long fanin,
 		    char *why, size_t cap)
@@ -18,8 +27,8 @@ static int p_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varian
 
 	(void)c;
 	(void)fanin;
-	if (v->arg == NULL && (ibc_topo_query(&ti) != IBC_OK || ti.allowed_pus < 2)) {
-		snprintf(why, cap, "probe-cross needs two PUs");
+	if (!is_(v, "same") && (ibc_topo_query(&ti) != IBC_OK || ti.allowed_pus < 2)) {
+		snprintf(why, cap, "%s needs two PUs", v->name);
 		return IBC_ERR_UNSUPPORTED;
 	}
 	return IBC_OK;
@@ -38,7 +47,7 @@ static int p_setup(struct ibc_suite_op *o)
 	if (pi == NULL)
 		return IBC_ERR_NOMEM;
 	/* sharing PU 0, each waiter yields at once */
-	pi->yield = o->v->arg != NULL ? 1 : ibc_probe_yield(ibc_harness_wait_get(o->h));
+	pi->yield = is_(o->v, "same") ? 1 : ibc_probe_yield(ibc_harness_wait_get(o->h));
 	rc = ibc_probe_open(o->ctx->boot, 0, 1, &pi->probe);
 	if (rc != IBC_OK) {
 		free(pi);
@@ -50,7 +59,7 @@ static int p_setup(struct ibc_suite_op *o)
 
 static int p_prepare(struct ibc_suite_op *o)
 {
-	int rc = ibc_topo_pin(o->v->arg != NULL ? 0 : o->ctx->boot->rank);
+	int rc = ibc_topo_pin(is_(o->v, "same") ? 0 : o->ctx->boot->rank);
 
 	return rc == IBC_ERR_UNSUPPORTED ? IBC_OK : rc;
 }
@@ -59,7 +68,8 @@ static int p_run(struct ibc_suite_op *o)
 {
 	struct pinst *pi = o->inst;
 
-	return ibc_probe_round(pi->probe, pi->yield);
+	return is_(o->v, "write") ? ibc_probe_round_write(pi->probe, pi->yield)
+				  : ibc_probe_round(pi->probe, pi->yield);
 }
 
 static int p_teardown(struct ibc_suite_op *o)
@@ -79,7 +89,7 @@ static void p_params(struct ibc_suite_ctx *c, struct ibc_harness_params *p)
 	p->xport = "shm";
 	p->device = "cache line (MAP_SHARED)";
 	p->pin = 0; /* the variants pin themselves */
-	p->pinning = "probe-cross: rank r on PU r; probe-same: both ranks on PU 0 (re-pinned each iteration)";
+	p->pinning = "probe-cross, probe-write: rank r on PU r; probe-same: both ranks on PU 0 (re-pinned each iteration)";
 	p->probe = NULL; /* the suite is the probe */
 	p->barrier_only = "probe-same puts both ranks on one PU, where a common start cannot be kept";
 }
@@ -93,14 +103,22 @@ static const struct ibc_suite_variant variants[] = {
 	  .flags = IBC_SUITE_V_NO_B2B, .timing = IBC_HARNESS_TIME_ROOT, .scale = 0.5, .arg = "same",
 	  .usable = p_usable, .setup = p_setup, .prepare = p_prepare, .run = p_run,
 	  .teardown = p_teardown },
+	{ .name = "probe-write",
+	  .desc = "the memory pattern of a one-sided write ping-pong, pinned as probe-cross: each "
+		  "rank stores into the line the other polls (two lines, a pause between polls); "
+		  "the floor of a shm write-lat with no transport",
+	  .flags = IBC_SUITE_V_NO_B2B, .timing = IBC_HARNESS_TIME_ROOT, .scale = 0.5, .arg = "write",
+	  .usable = p_usable, .setup = p_setup, .prepare = p_prepare, .run = p_run,
+	  .teardown = p_teardown },
 };
 
 static const struct ibc_suite_def probe_suite = {
 	.name = "probe",
 	.prog = "ibchar-probe",
 	.summary = "Placement probe: one-way cache-line ping-pong latency between two processes "
-		   "pinned to different PUs (probe-cross) and to the same PU (probe-same), "
-		   "measured interleaved; rows go to DIR/results.csv.",
+		   "pinned to different PUs (probe-cross) and to the same PU (probe-same), and the "
+		   "memory pattern of a one-sided write ping-pong (probe-write), measured "
+		   "interleaved; rows go to DIR/results.csv.",
 	.kind = IBC_HARNESS_LATENCY,
 	.min_ranks = 2,
 	.max_ranks = 2,

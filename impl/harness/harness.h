@@ -243,6 +243,11 @@ int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe 
  * polls (1 when both share one PU).
  * IBC_ERR_TIMEOUT when the peer does not answer within 5 s. */
 int ibc_probe_round(struct ibc_probe *p, int yield);
+/* One round trip of the memory pattern of a one-sided write ping-pong: a
+ * stores into b's line and polls its own, b polls its line and stores into
+ * a's (two lines, a pause between polls): the floor of a shm write-lat, with
+ * no transport. */
+int ibc_probe_round_write(struct ibc_probe *p, int yield);
 /* The yield for ranks on PUs of their own that wait the way w says: 0 (spin)
  * or IBC_PROBE_YIELD_AFTER polls (spin-yield). */
 #define IBC_PROBE_YIELD_AFTER 100

@@ -1,13 +1,17 @@
 /* The placement probe kernel: cache-line ping-pong between two processes of
  * one node through a MAP_SHARED line (ibc_boot_shm_map).  One
  * 64-bit counter in the line: a writes odd values (ping), b answers with the
- * next even one (pong), so the line bounces between the two caches. */
+ * next even one (pong), so the line bounces between the two caches.  The
+ * write round is a one-sided write ping-pong with no transport: each side
+ * stores into the line the other polls and polls its own, with a pause
+ * between polls, as a shm write-lat does. */
 #include "harness/harness.h"
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/status.h"
 #include "core/timer.h"
 #include "core/topo.h"
+#include "core/wait.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -17,6 +21,7 @@
 #include <sys/mman.h>
 
 #define PROBE_MAP 4096
+#define PROBE_LINE_B 2048 /* b's line in the write round (a's is at 0) */
 #define PROBE_TIMEOUT_US 5e6
 #define PROBE_CHECK_EVERY 4096
 
@@ -56,15 +61,19 @@ int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe 
 	return IBC_OK;
 }
 
-static int wait_value(struct ibc_probe *p, uint64_t want, int yield)
+/* Polls line until it holds want: a bare loop, or with pause set the loop
+ * of ibchar's spin waits (a pause between polls, ibc_wait_relax) */
+static int wait_value(_Atomic uint64_t *line, uint64_t want, int yield, int pause)
 {
 	unsigned long polls = 0;
 	double deadline = 0;
 
-	while (atomic_load_explicit(p->line, memory_order_acquire) != want) {
+	while (atomic_load_explicit(line, memory_order_acquire) != want) {
 		polls++;
 		if (yield > 0 && polls >= (unsigned long)yield)
 			sched_yield();
+		else if (pause)
+			ibc_wait_relax(IBC_WAIT_SPIN, &polls);
 		if (polls % PROBE_CHECK_EVERY == 0) {
 			double now = ibc_timer_now_us();
 
@@ -96,15 +105,35 @@ int ibc_probe_round(struct ibc_probe *p, int yield)
 	p->seq += 2;
 	if (p->role == 0) {
 		atomic_store_explicit(p->line, p->seq - 1, memory_order_release);
-		return wait_value(p, p->seq, yield);
+		return wait_value(p->line, p->seq, yield, 0);
 	}
-	rc = wait_value(p, p->seq - 1, yield);
+	rc = wait_value(p->line, p->seq - 1, yield, 0);
 	if (rc == IBC_OK)
 		atomic_store_explicit(p->line, p->seq, memory_order_release);
 	/* sharing a PU (yield 1): hand it back at once, so a's round trip is
 	 * the two switches, not whatever b does next */
 	if (rc == IBC_OK && yield == 1)
 		sched_yield();
+	return rc;
+}
+
+int ibc_probe_round_write(struct ibc_probe *p, int yield)
+{
+	_Atomic uint64_t *mine, *theirs;
+	int rc;
+
+	if (p->role < 0)
+		return IBC_OK;
+	mine = p->role == 0 ? p->line : p->line + PROBE_LINE_B / sizeof(*p->line);
+	theirs = p->role == 0 ? p->line + PROBE_LINE_B / sizeof(*p->line) : p->line;
+	p->seq += 2;
+	if (p->role == 0) {
+		atomic_store_explicit(theirs, p->seq - 1, memory_order_release);
+		return wait_value(mine, p->seq, yield, 1);
+	}
+	rc = wait_value(mine, p->seq - 1, yield, 1);
+	if (rc == IBC_OK)
+		atomic_store_explicit(theirs, p->seq, memory_order_release);
 	return rc;
 }
 

@@ -5,7 +5,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$BUILD/bin/ibchar"
 tap_tmp cli
-echo "1..18"
+echo "1..19"
 
 "$IBCHAR" --help >"$tmp/help" 2>&1; rc=$?
 ok $rc "ibchar --help exits 0"
@@ -26,7 +26,8 @@ grep -q "unknown option '--no-such-option'" "$tmp/err"; ok $? "... with a messag
 
 "$IBCHAR" list >"$tmp/list" 2>"$tmp/err"; rc=$?
 ok $rc "ibchar list exits 0"
-grep -q '^  probe ' "$tmp/list" && grep -q 'probe-cross' "$tmp/list" && grep -q 'probe-same' "$tmp/list"
+grep -q '^  probe ' "$tmp/list" && grep -q 'probe-cross' "$tmp/list" && grep -q 'probe-same' "$tmp/list" &&
+	grep -q 'probe-write' "$tmp/list"
 ok $? "ibchar list lists the probe suite and its variants"
 grep -q '^  shm ' "$tmp/list" && grep -q '^MPIs:' "$tmp/list"; ok $? "ibchar list shows transports and MPIs"
 
@@ -42,6 +43,12 @@ hdr=$(head -n 1 "$tmp/r/results.csv" 2>/dev/null)
 ok $? "results.csv has the DESIGN.md columns"
 rows=$(awk -F, 'NR > 1 && $2 == "probe" && ($3 == "probe-cross" || $3 == "probe-same") && $12 == 300 && $15 + 0 > 0 { c++ } END { print c + 0 }' "$tmp/r/results.csv")
 [ "$rows" -ge 1 ]; ok $? "results.csv holds probe rows with a positive median ($rows rows)"
+if [ "$(nproc)" -ge 2 ]; then
+	rows=$(awk -F, 'NR > 1 && $3 == "probe-write" && $12 == 300 && $15 + 0 > 0 { c++ } END { print c + 0 }' "$tmp/r/results.csv")
+	[ "$rows" -eq 1 ]; ok $? "probe-write, the write ping-pong's memory pattern, has its row ($rows)"
+else
+	ok 0 "# SKIP probe-write needs two PUs"
+fi
 for k in run_id git_rev host kernel cpu_model cores pus pinning oversubscribed wait xport device rdma_core_version mpi_version timer date_utc command; do
 	grep -q "^$k," "$tmp/r/meta.csv" 2>/dev/null || { echo "# meta.csv lacks $k"; missing=1; }
 done
