@@ -480,6 +480,7 @@ static int write_fast(struct ibc_xport *x, struct shm *st, const struct ibc_xpor
 	if (d == NULL)
 		return 0;
 	shm_store(d, (const void *)(uintptr_t)s->addr, s->len);
+	atomic_thread_fence(memory_order_release); /* before any later write, as exec_wr */
 	*rc = ibc_xport_shm_complete_send(st, wr, RS_OK, s->len);
 	return 1;
 }
