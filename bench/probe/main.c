@@ -36,7 +36,8 @@ static int p_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varian
 
 struct pinst {
 	struct ibc_probe *probe;
-	int yield;      /* ibc_probe_round's, for the run */
+	int (*round)(struct ibc_probe *, int yield); /* the variant's round trip */
+	int yield;      /* the round's, for the run */
 };
 
 static int p_setup(struct ibc_suite_op *o)
@@ -48,6 +49,7 @@ static int p_setup(struct ibc_suite_op *o)
 		return IBC_ERR_NOMEM;
 	/* sharing PU 0, each waiter yields at once */
 	pi->yield = is_(o->v, "same") ? 1 : ibc_probe_yield(ibc_harness_wait_get(o->h));
+	pi->round = is_(o->v, "write") ? ibc_probe_round_write : ibc_probe_round;
 	rc = ibc_probe_open(o->ctx->boot, 0, 1, &pi->probe);
 	if (rc != IBC_OK) {
 		free(pi);
@@ -68,8 +70,7 @@ static int p_run(struct ibc_suite_op *o)
 {
 	struct pinst *pi = o->inst;
 
-	return is_(o->v, "write") ? ibc_probe_round_write(pi->probe, pi->yield)
-				  : ibc_probe_round(pi->probe, pi->yield);
+	return pi->round(pi->probe, pi->yield);
 }
 
 static int p_teardown(struct ibc_suite_op *o)

@@ -29,6 +29,7 @@ struct ibc_probe {
 	struct ibc_boot *boot;
 	int role;                 /* 0 = a, 1 = b, -1 = bystander */
 	_Atomic uint64_t *line;
+	_Atomic uint64_t *line_b;  /* b's line in the write round (a's is line) */
 	uint64_t seq;
 };
 
@@ -57,6 +58,7 @@ int ibc_probe_open(struct ibc_boot *b, int rank_a, int rank_b, struct ibc_probe 
 		return rc;
 	}
 	p->line = map;
+	p->line_b = (_Atomic uint64_t *)(void *)((char *)map + PROBE_LINE_B);
 	*out = p;
 	return IBC_OK;
 }
@@ -69,11 +71,12 @@ static int wait_value(_Atomic uint64_t *line, uint64_t want, int yield, int paus
 	double deadline = 0;
 
 	while (atomic_load_explicit(line, memory_order_acquire) != want) {
-		polls++;
+		if (pause)
+			ibc_wait_relax(IBC_WAIT_SPIN, &polls);
+		else
+			polls++;
 		if (yield > 0 && polls >= (unsigned long)yield)
 			sched_yield();
-		else if (pause)
-			ibc_wait_relax(IBC_WAIT_SPIN, &polls);
 		if (polls % PROBE_CHECK_EVERY == 0) {
 			double now = ibc_timer_now_us();
 
@@ -96,7 +99,11 @@ int ibc_probe_yield(enum ibc_wait w)
 	return w == IBC_WAIT_SPIN ? 0 : IBC_PROBE_YIELD_AFTER;
 }
 
-int ibc_probe_round(struct ibc_probe *p, int yield)
+/* One round trip: a stores the ping into line_b and polls line_a for the
+ * pong, b polls line_b and stores the pong into line_a.  The probe bounces
+ * one line (line_a = line_b); the write round uses two. */
+static int round_trip(struct ibc_probe *p, _Atomic uint64_t *line_a, _Atomic uint64_t *line_b,
+		      int yield, int pause)
 {
 	int rc;
 
@@ -104,12 +111,12 @@ int ibc_probe_round(struct ibc_probe *p, int yield)
 		return IBC_OK;
 	p->seq += 2;
 	if (p->role == 0) {
-		atomic_store_explicit(p->line, p->seq - 1, memory_order_release);
-		return wait_value(p->line, p->seq, yield, 0);
+		atomic_store_explicit(line_b, p->seq - 1, memory_order_release);
+		return wait_value(line_a, p->seq, yield, pause);
 	}
-	rc = wait_value(p->line, p->seq - 1, yield, 0);
+	rc = wait_value(line_b, p->seq - 1, yield, pause);
 	if (rc == IBC_OK)
-		atomic_store_explicit(p->line, p->seq, memory_order_release);
+		atomic_store_explicit(line_a, p->seq, memory_order_release);
 	/* sharing a PU (yield 1): hand it back at once, so a's round trip is
 	 * the two switches, not whatever b does next */
 	if (rc == IBC_OK && yield == 1)
@@ -117,24 +124,14 @@ int ibc_probe_round(struct ibc_probe *p, int yield)
 	return rc;
 }
 
+int ibc_probe_round(struct ibc_probe *p, int yield)
+{
+	return round_trip(p, p->line, p->line, yield, 0);
+}
+
 int ibc_probe_round_write(struct ibc_probe *p, int yield)
 {
-	_Atomic uint64_t *mine, *theirs;
-	int rc;
-
-	if (p->role < 0)
-		return IBC_OK;
-	mine = p->role == 0 ? p->line : p->line + PROBE_LINE_B / sizeof(*p->line);
-	theirs = p->role == 0 ? p->line + PROBE_LINE_B / sizeof(*p->line) : p->line;
-	p->seq += 2;
-	if (p->role == 0) {
-		atomic_store_explicit(theirs, p->seq - 1, memory_order_release);
-		return wait_value(mine, p->seq, yield, 1);
-	}
-	rc = wait_value(mine, p->seq - 1, yield, 1);
-	if (rc == IBC_OK)
-		atomic_store_explicit(theirs, p->seq, memory_order_release);
-	return rc;
+	return round_trip(p, p->line, p->line_b, yield, 1);
 }
 
 int ibc_probe_measure(struct ibc_probe *p, long rounds, int yield, double *oneway_us)

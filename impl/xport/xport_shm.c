@@ -485,41 +485,36 @@ static int write_fast(struct ibc_xport *x, struct shm *st, const struct ibc_xpor
 	return 1;
 }
 
+/* One WR by the general path: checked, then run now or queued behind the
+ * peer's waiting WRs (or, finding no receive buffer, queued itself). */
+static int post_one(struct ibc_xport *x, struct shm *st, const struct ibc_xport_wr *wr, int i)
+{
+	int res, rc = wr_check(x, wr, i);
+
+	if (rc != IBC_OK)
+		return rc;
+	if (wr->opcode != IBC_XPORT_OP_MCAST_SEND && st->peers[wr->peer].pend_head != NULL)
+		return pend_add(st, wr->peer, wr);
+	rc = exec_wr(st, x, wr, &res);
+	if (rc == IBC_OK && res == EXEC_RNR) {
+		st->stats.rnr_waits++;
+		rc = pend_add(st, wr->peer, wr);
+	}
+	return rc;
+}
+
 static int shm_post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int *posted)
 {
 	struct shm *st = st_of(x);
 	int rc;
 
 	st->stats.post_calls++;
-	if (st->npending != 0) {
-		rc = shm_progress(x);
-		if (rc != IBC_OK)
-			return rc;
-	}
+	rc = shm_progress(x);
+	if (rc != IBC_OK)
+		return rc;
 	for (int i = 0; i < n; i++) {
-		const struct ibc_xport_wr *wr = &wrs[i];
-		int res;
-
-		if (write_fast(x, st, wr, &rc)) {
-			if (rc != IBC_OK)
-				return rc;
-			st->stats.posted++;
-			(*posted)++;
-			continue;
-		}
-		rc = wr_check(x, wr, i);
-		if (rc != IBC_OK)
-			return rc;
-		if (wr->opcode != IBC_XPORT_OP_MCAST_SEND &&
-		    st->peers[wr->peer].pend_head != NULL) {
-			rc = pend_add(st, wr->peer, wr);
-		} else {
-			rc = exec_wr(st, x, wr, &res);
-			if (rc == IBC_OK && res == EXEC_RNR) {
-				st->stats.rnr_waits++;
-				rc = pend_add(st, wr->peer, wr);
-			}
-		}
+		if (!write_fast(x, st, &wrs[i], &rc))
+			rc = post_one(x, st, &wrs[i], i);
 		if (rc != IBC_OK)
 			return rc;
 		st->stats.posted++;
