@@ -277,3 +277,74 @@ int ibc_pattern_hcube_partner(int n, int rank, int dim)
 	p = rank ^ (1 << dim);
 	return p < n ? p : -1;
 }
+
+/* -------------------------------------------- combining all-to-all ---- */
+
+static int comb_ok(enum ibc_pattern_comb kind, int n)
+{
+	if (!n_ok(n))
+		return 0;
+	return kind == IBC_PATTERN_COMB_BRUCK ||
+	       (kind == IBC_PATTERN_COMB_HCUBE && ibc_pattern_pow2_is(n));
+}
+
+int ibc_pattern_comb_nsteps(enum ibc_pattern_comb kind, int n)
+{
+	return comb_ok(kind, n) ? ibc_pattern_log2_ceil(n) : IBC_ERR_INVAL;
+}
+
+static int comb_step_ok(enum ibc_pattern_comb kind, int n, int step)
+{
+	return comb_ok(kind, n) && step >= 0 && step < ibc_pattern_log2_ceil(n);
+}
+
+int ibc_pattern_comb_step_get(enum ibc_pattern_comb kind, int n, int rank, int step,
+			      struct ibc_pattern_step *out)
+{
+	if (!comb_step_ok(kind, n, step) || !rank_ok(n, rank) || !out)
+		return IBC_ERR_INVAL;
+	if (kind == IBC_PATTERN_COMB_HCUBE) {
+		out->send_to = rank ^ (1 << step);
+		out->recv_from = out->send_to;
+	} else {
+		out->send_to = ibc_pattern_ring_next(n, rank, 1 << step);
+		out->recv_from = ibc_pattern_ring_prev(n, rank, 1 << step);
+	}
+	return IBC_OK;
+}
+
+int ibc_pattern_comb_moves(enum ibc_pattern_comb kind, int n, int rank, int step, int slot)
+{
+	if (!comb_step_ok(kind, n, step) || !rank_ok(n, rank) || !rank_ok(n, slot))
+		return -1;
+	if (kind == IBC_PATTERN_COMB_HCUBE)
+		return ((slot ^ rank) >> step) & 1;
+	return (slot >> step) & 1;
+}
+
+int ibc_pattern_comb_nmoves(enum ibc_pattern_comb kind, int n, int step)
+{
+	int i, c = 0;
+
+	if (!comb_step_ok(kind, n, step))
+		return -1;
+	if (kind == IBC_PATTERN_COMB_HCUBE)
+		return n / 2;
+	for (i = 0; i < n; i++)
+		c += (i >> step) & 1;
+	return c;
+}
+
+int ibc_pattern_comb_in_block(enum ibc_pattern_comb kind, int n, int rank, int slot)
+{
+	if (!comb_ok(kind, n) || !rank_ok(n, rank) || !rank_ok(n, slot))
+		return -1;
+	return kind == IBC_PATTERN_COMB_HCUBE ? slot : ibc_pattern_ring_next(n, rank, slot);
+}
+
+int ibc_pattern_comb_out_block(enum ibc_pattern_comb kind, int n, int rank, int slot)
+{
+	if (!comb_ok(kind, n) || !rank_ok(n, rank) || !rank_ok(n, slot))
+		return -1;
+	return kind == IBC_PATTERN_COMB_HCUBE ? slot : ibc_pattern_ring_prev(n, rank, slot);
+}

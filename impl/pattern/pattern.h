@@ -33,7 +33,21 @@
  *
  * Hypercube: in dimension d the partner is i XOR 2^d (-1 when that is >= n).
  * Ring: the neighbour at distance s is (i + s) mod n, the one behind it
- * (i - s) mod n (e.g. the direct-eager alltoall's step s). */
+ * (i - s) mod n (e.g. the direct-eager alltoall's step s).
+ *
+ * Combining all-to-all schedules (store and forward, in place): a rank holds
+ * n slots of one block each; a step sends some slots, consolidated, to one
+ * rank and receives the same number of blocks from another, into the same
+ * slots in the same order.
+ *   hypercube (n a power of two; Sur et al. eq. 1, the HRWG schedule): slot
+ *       k starts with the block for rank k; in step d the slots whose bit d
+ *       differs from the rank's bit d go to rank XOR 2^d and the partner's
+ *       come back; at the end slot k holds the block from rank k.  n/2 slots
+ *       per step, log2 n steps.
+ *   Bruck (any n): slot i starts with the block for (rank + i) mod n; in step
+ *       k the slots with bit k of i set go to (rank + 2^k) mod n and come
+ *       from (rank - 2^k) mod n; at the end slot i holds the block from
+ *       (rank - i) mod n.  ceil(log2 n) steps. */
 #ifndef IBC_PATTERN_H
 #define IBC_PATTERN_H
 
@@ -93,5 +107,25 @@ int ibc_pattern_hcube_partner(int n, int rank, int dim);
  * negative or >= n). */
 int ibc_pattern_ring_next(int n, int rank, int dist);
 int ibc_pattern_ring_prev(int n, int rank, int dist);
+
+/* Combining all-to-all schedules (see above). */
+enum ibc_pattern_comb {
+	IBC_PATTERN_COMB_HCUBE = 0,
+	IBC_PATTERN_COMB_BRUCK = 1
+};
+/* Steps; IBC_ERR_INVAL (< 0) for n < 1 or a hypercube of n not a power of two. */
+int ibc_pattern_comb_nsteps(enum ibc_pattern_comb kind, int n);
+/* The partners of rank in step (send_to = recv_from for the hypercube). */
+int ibc_pattern_comb_step_get(enum ibc_pattern_comb kind, int n, int rank, int step,
+			      struct ibc_pattern_step *out);
+/* 1 when slot moves in step (it is sent, and a received block replaces it),
+ * else 0; -1 on bad arguments. */
+int ibc_pattern_comb_moves(enum ibc_pattern_comb kind, int n, int rank, int step, int slot);
+/* How many slots move in step (the same on every rank); -1 on bad arguments. */
+int ibc_pattern_comb_nmoves(enum ibc_pattern_comb kind, int n, int step);
+/* The send-buffer block a slot starts with, and the receive-buffer block it
+ * ends as; -1 on bad arguments. */
+int ibc_pattern_comb_in_block(enum ibc_pattern_comb kind, int n, int rank, int slot);
+int ibc_pattern_comb_out_block(enum ibc_pattern_comb kind, int n, int rank, int slot);
 
 #endif

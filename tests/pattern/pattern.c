@@ -319,6 +319,72 @@ static void test_hand_checked(void)
 	tap_is_int(ibc_pattern_pe_step_get(4, 4, 0, &st), IBC_ERR_INVAL, "pe rank 4 of 4 rejected");
 }
 
+/* A combining all-to-all schedule delivers every block to its destination:
+ * simulated with (source, destination) tags for every rank. */
+static void test_comb(enum ibc_pattern_comb kind, const char *name, int n)
+{
+	static int src[NMAX][NMAX], dst[NMAX][NMAX], nsrc[NMAX][NMAX], ndst[NMAX][NMAX];
+	int i, k, s, nsteps = ibc_pattern_comb_nsteps(kind, n), ok = 1;
+	char why[160] = "";
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < n; k++) {
+			src[i][k] = i;
+			dst[i][k] = ibc_pattern_comb_in_block(kind, n, i, k);
+		}
+	for (s = 0; s < nsteps && ok; s++) {
+		int want = ibc_pattern_comb_nmoves(kind, n, s);
+
+		memcpy(nsrc, src, sizeof(src));
+		memcpy(ndst, dst, sizeof(dst));
+		for (i = 0; i < n && ok; i++) {
+			struct ibc_pattern_step st, from;
+			int kr = 0, ks = 0, cnt = 0;
+
+			ibc_pattern_comb_step_get(kind, n, i, s, &st);
+			ibc_pattern_comb_step_get(kind, n, st.recv_from, s, &from);
+			if (from.send_to != i) {
+				snprintf(why, sizeof(why), "step %d: %d receives from %d, which sends to %d",
+					 s, i, st.recv_from, from.send_to);
+				ok = 0;
+				break;
+			}
+			/* the sender's moving slots, in order, into mine, in order */
+			for (k = 0; k < n; k++) {
+				if (ibc_pattern_comb_moves(kind, n, i, s, k) != 1)
+					continue;
+				cnt++;
+				while (ks < n && ibc_pattern_comb_moves(kind, n, st.recv_from, s, ks) != 1)
+					ks++;
+				if (ks >= n)
+					break;
+				nsrc[i][k] = src[st.recv_from][ks];
+				ndst[i][k] = dst[st.recv_from][ks];
+				ks++;
+				kr++;
+			}
+			if (cnt != want || kr != want) {
+				snprintf(why, sizeof(why), "step %d rank %d: %d moves, %d received, want %d",
+					 s, i, cnt, kr, want);
+				ok = 0;
+			}
+		}
+		memcpy(src, nsrc, sizeof(src));
+		memcpy(dst, ndst, sizeof(dst));
+	}
+	for (i = 0; i < n && ok; i++)
+		for (k = 0; k < n && ok; k++)
+			if (dst[i][k] != i || src[i][k] != ibc_pattern_comb_out_block(kind, n, i, k)) {
+				snprintf(why, sizeof(why), "rank %d slot %d holds %d->%d", i, k,
+					 src[i][k], dst[i][k]);
+				ok = 0;
+			}
+	if (!ok)
+		tap_diag("%s", why);
+	tap_ok(ok && nsteps == ibc_pattern_log2_ceil(n), "%s all-to-all n=%d: every block arrives",
+	       name, n);
+}
+
 int main(void)
 {
 	static const int fanins[] = { 1, 2, 3, 7, 15, 63 };
@@ -341,6 +407,12 @@ int main(void)
 			test_tree("kary", ibc_pattern_kary_node_get, n, fanins[f], 0, 0);
 		}
 		test_hcube_ring(n);
+		test_comb(IBC_PATTERN_COMB_BRUCK, "bruck", n);
+		if (ibc_pattern_pow2_is(n))
+			test_comb(IBC_PATTERN_COMB_HCUBE, "hypercube", n);
+		else
+			tap_ok(ibc_pattern_comb_nsteps(IBC_PATTERN_COMB_HCUBE, n) < 0,
+			       "hypercube all-to-all n=%d refused", n);
 	}
 	return tap_done();
 }
