@@ -1,0 +1,90 @@
+/* Internals shared by the files of impl/alltoall/.  Not for use elsewhere. */
+#ifndef IBC_ALLTOALL_IMPL_H
+#define IBC_ALLTOALL_IMPL_H
+
+#include "alltoall/alltoall.h"
+#include "xport/xport.h"
+
+#include <stdint.h>
+
+/* wr_id: tag byte | instance (16 bits) | kind (8 bits) | index (32 bits) */
+#define A2A_WRID_TAG 0xA2ull
+#define A2A_MAX_LIVE 1024
+
+enum a2a_wr_kind {
+	A2A_WR_SIGNALED = 1,  /* a signaled WR of an instance: outstanding-- */
+	A2A_WR_SEND_SLOT = 2, /* a two-sided message's send slot (index) is free again */
+	A2A_WR_RECV = 3       /* a receive slot of the shared pool (index = peer * K + slot) */
+};
+
+struct a2a_p2p;   /* alltoall_p2p.c */
+
+struct ibc_alltoall {
+	const struct ibc_alltoall_alg *alg;
+	struct ibc_xport *x;
+	struct ibc_alltoall_params params;
+	int rank, size;
+	uint64_t seq;              /* calls started: 1, 2, ... */
+	int ready, failed, live;
+	int64_t deadline_ns;
+	struct ibc_alltoall_counters cnt;
+	struct ibc_regcache *rc;
+	int rc_own;
+	int outstanding;           /* signaled WRs not completed */
+	unsigned jitter_state;
+	struct a2a_p2p *p2p;       /* two-sided algorithms */
+	void *priv;                /* the algorithm's */
+};
+
+uint64_t a2a_wrid(const struct ibc_alltoall *a, unsigned kind, uint32_t index);
+struct ibc_alltoall *a2a_live_get(unsigned i);
+
+/* Polls the completion queues once and routes what it finds (the
+ * instance's first error, else a->failed). */
+int a2a_service(struct ibc_alltoall *a);
+
+/* A wait loop's tick: relax per x->wait, now and then service completions
+ * and the transport's progress, check the deadline and the job's abort. */
+struct a2a_waiter {
+	unsigned long polls;
+	int64_t start_ns;
+};
+int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int peer);
+/* Waits until the 64-bit word at addr is >= target. */
+int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,
+		 const char *what, int peer);
+/* Waits until every signaled WR has completed. */
+int a2a_drain(struct ibc_alltoall *a);
+/* The tests' random delay before a step (params.jitter_us). */
+void a2a_jitter(struct ibc_alltoall *a);
+/* Registration through the cache (counted in a->cnt). */
+int a2a_reg(struct ibc_alltoall *a, void *addr, size_t len, unsigned access,
+	    struct ibc_xport_mr **mr);
+void a2a_unreg(struct ibc_alltoall *a, struct ibc_xport_mr *mr);
+/* memcpy, counted */
+void a2a_copy(struct ibc_alltoall *a, void *dst, const void *src, size_t n);
+
+/* Two-sided messages (alltoall_p2p.c). */
+int a2a_p2p_setup(struct ibc_alltoall *a);    /* collective */
+void a2a_p2p_teardown(struct ibc_alltoall *a);
+/* One step of a two-sided algorithm: sends slen bytes to `to` and receives
+ * rlen bytes from `from` (either may be -1), eager or rendezvous (always
+ * rendezvous when force_rndz). */
+int a2a_sendrecv(struct ibc_alltoall *a, int to, const void *sbuf, size_t slen, int from,
+		 void *rbuf, size_t rlen, int force_rndz);
+/* A receive completion of the pool (called by the router). */
+void a2a_p2p_recv_wc(struct ibc_xport *x, const struct ibc_xport_wc *wc, uint32_t index);
+void a2a_p2p_send_wc(struct ibc_alltoall *a, uint32_t index);
+
+/* The algorithms' common part: block j of sbuf to itself. */
+void a2a_self_copy(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t m);
+
+extern const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg;
+extern const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg_multi;
+extern const struct ibc_alltoall_alg ibc_alltoall_alg_de;
+extern const struct ibc_alltoall_alg ibc_alltoall_alg_hypercube;
+extern const struct ibc_alltoall_alg ibc_alltoall_alg_bruck;
+extern const struct ibc_alltoall_alg ibc_alltoall_alg_pairwise;
+extern const struct ibc_alltoall_alg ibc_alltoall_alg_direct;
+
+#endif
