@@ -45,6 +45,19 @@ const struct ibc_suite ibc_suites[] = {
 		.factor_ref = "mpi",
 		.needs_verbs = 0,
 	},
+	{
+		.name = "alltoall",
+		.description = "all-to-all personalized exchange of Sur et al.: HRWG, Direct "
+			       "Eager, two-sided hypercube, bruck, pairwise and direct",
+		.bench = "ibchar-alltoall",
+		.launcher = "fork",
+		.default_ranks = "2,4,8",
+		.variants = "hrwg,hrwg-multi,de,hypercube,bruck,pairwise,direct",
+		.list_args = "--list",
+		.min_ranks = 1,
+		.factor_ref = "mpi",
+		.needs_verbs = 0,
+	},
 };
 
 const size_t ibc_suites_count = sizeof(ibc_suites) / sizeof(ibc_suites[0]);

@@ -151,11 +151,14 @@ static size_t append(char *buf, size_t cap, size_t used, const char *text)
 static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 {
 	struct ibc_boot *b = o->ctx->boot;
-	long k, n = o->ctx->def->b2b_iters;
+	long k, n = o->ctx->def->b2b_count != NULL ? o->ctx->def->b2b_count(o)
+						   : o->ctx->def->b2b_iters;
 	double *t, mine[2], *all = NULL, sum = 0, scale = o->v->scale > 0 ? o->v->scale : 1.0;
 	struct ibc_stats st;
 	int rc, r;
 
+	if (n < 1)
+		n = 1;
 	t = malloc(sizeof(double) * (size_t)n);
 	all = calloc((size_t)b->size * 2, sizeof(double));
 	if (t == NULL || all == NULL) {
@@ -164,6 +167,7 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 		return IBC_ERR_NOMEM;
 	}
 	rc = ibc_harness_sync(o->h);
+	o->in_b2b = 1;
 	for (k = 0; rc == IBC_OK && k < n; k++) {
 		double t0 = ibc_timer_now_us();
 
@@ -173,6 +177,7 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 			rc = o->v->run(o);
 		t[k] = ibc_timer_now_us() - t0;
 	}
+	o->in_b2b = 0;
 	if (rc == IBC_OK) {
 		for (k = 0; k < n; k++)
 			sum += t[k];

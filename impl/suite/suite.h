@@ -70,6 +70,7 @@ struct ibc_suite_op {
 	const struct ibc_harness_point *pt;   /* from setup on */
 	long fanin;                           /* > 0 for fan-in variants */
 	void *inst;                           /* the variant's own state for the point */
+	int in_b2b;                           /* 1 while the back-to-back loop runs */
 	/* the driver's */
 	uint64_t c0[IBC_SUITE_MAX_COUNTERS], c1[IBC_SUITE_MAX_COUNTERS];
 	long runs;
@@ -127,6 +128,9 @@ struct ibc_suite_def {
 	const struct ibc_opt *opts;        /* the suite's own options (IBC_OPT_END) or NULL */
 	const char *const *factor_refs;    /* rows get factor_vs_<ref>; NULL-terminated */
 	long b2b_iters;          /* back-to-back operations per row (paper_us); 0: none */
+	/* ... or this many at a point (e.g. fewer for large messages); optional,
+	 * the same on every rank */
+	long (*b2b_count)(const struct ibc_suite_op *o);
 	const struct ibc_suite_variant *variants; /* the table ... */
 	size_t nvariants;
 	/* ... and variants made from another table (e.g. the barrier
