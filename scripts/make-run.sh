@@ -7,6 +7,8 @@
 #            mpirun.openmpi (ranks exceed the cores here and only Open MPI
 #            yields; MPICH busy-polls), N = 2..16; without an Open MPI build,
 #            the plain bench under the local launcher
+#   alltoall a short sweep (N = 2, 4; 1 B .. 128 KiB per pair, --validate),
+#            beside MPI_Alltoall when the Open MPI build is there
 #   probe    the placement probe (the figures are also read relative to it)
 #
 # IBC_RUN_RANKS, IBC_RUN_ITERS, IBC_RUN_BUDGET override the sweep (defaults
@@ -33,6 +35,15 @@ fi
 # shellcheck disable=SC2086
 "$IBCHAR" run barrier --out "$out" --ranks "$ranks" --iters "$iters" --budget "$budget" \
 	"${barrier_launch[@]}" ${IBC_RUN_ARGS:-} || status=$?
+if [ -x "$BUILD/bin/ibchar-alltoall-openmpi" ] && [ ${#barrier_launch[@]} -gt 0 ]; then
+	a2a_launch=(--launcher mpirun --mpi openmpi)
+else
+	a2a_launch=()
+fi
+# shellcheck disable=SC2086
+"$IBCHAR" run alltoall --out "$out" --ranks "${IBC_RUN_A2A_RANKS:-2,4}" \
+	--sizes 1,32,4096,131072 --iters "${IBC_RUN_A2A_ITERS:-300}" --budget "$budget" --validate \
+	"${a2a_launch[@]}" ${IBC_RUN_ARGS:-} || status=$?
 # shellcheck disable=SC2086
 "$IBCHAR" run probe --out "$out" ${IBC_RUN_ARGS:-} || status=$?
 

@@ -1,0 +1,68 @@
+#!/bin/sh
+# `ibchar run alltoall` end to end on shm: every variant of the table writes
+# a row with valid=1 (--validate checks every byte) at N = 3, where the
+# hypercube baseline is skipped with its reason and hrwg says it runs Bruck's
+# schedule; DE's registration cache hits after its first call; with the Open
+# MPI build, mpi and mpi-pairwise rows beside ibchar's and factor_vs_mpi; the
+# figures, whose plotted factor is the CSV's.
+. "$(dirname "$0")/../lib/tap.sh"
+IBCHAR=$BUILD/bin/ibchar
+tap_need "$IBCHAR"
+tap_tmp a2a
+echo "1..9"
+
+timeout 300 "$IBCHAR" run alltoall --ranks 3 --sizes 1,4096 --iters 50 --validate --xport shm \
+	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
+ok $rc "ibchar run alltoall --ranks 3 --validate exits 0"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -10
+v=$(awk -F, 'NR > 1 && $2 == "alltoall" && $26 ~ /valid=1/ { print $3 }' "$tmp/a/results.csv" |
+	sort -u | tr '\n' ' ')
+[ "$v" = "bruck de direct hrwg hrwg-multi pairwise " ]
+ok $? "... every variant but hypercube has valid=1 rows ($v)"
+timeout 120 "$BUILD/bin/ibchar-alltoall" -n 3 --variants hypercube,hrwg --sizes 1 --iters 10 \
+	--xport shm --out "$tmp/h" -q 2>"$tmp/err"
+grep -q 'hypercube: hypercube needs a power of two ranks (N = 3); skipped' "$tmp/err"
+ok $? "... hypercube, asked for at N = 3, is skipped with the reason"
+grep -q ',alltoall,hrwg,.*schedule=bruck' "$tmp/a/results.csv"; ok $? "... hrwg names Bruck's schedule at N = 3"
+awk -F, 'NR > 1 && $3 == "de" { if ($26 !~ /reg_hits=[1-9]/ || $26 !~ /reg_misses=0/) bad = 1 } END { exit bad }' \
+	"$tmp/a/results.csv"
+ok $? "... de's timed calls hit the registration cache (registered once, in warm-up)"
+
+if [ -x "$BUILD/bin/ibchar-alltoall-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>&1; then
+	timeout 300 "$IBCHAR" run alltoall --mpi openmpi --ranks 2 --sizes 32,4096 --iters 100 \
+		--variants hrwg,de,mpi,mpi-pairwise --validate --xport shm --out "$tmp/b" \
+		>"$tmp/sum" 2>"$tmp/err"; rc=$?
+	ok $rc "--mpi openmpi runs MPI_Alltoall beside ibchar's"
+	[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -10
+	cnt=$(grep -c ',alltoall,mpi.*,openmpi,.*valid=1' "$tmp/b/results.csv")
+	[ "$cnt" -eq 4 ]; ok $? "... mpi and mpi-pairwise rows, valid ($cnt of 4)"
+else
+	echo "ok 6 # SKIP no Open MPI build"; echo "ok 7 # SKIP no Open MPI build"
+fi
+
+PY=
+for c in ${IBC_PYTHON:-} python3 /usr/bin/python3; do
+	if "$c" -c 'import matplotlib' >/dev/null 2>&1; then PY=$c; break; fi
+done
+if [ -n "$PY" ] && [ -f "$tmp/b/results.csv" ]; then
+	IBC_PYTHON=$PY "$IBCHAR" plot "$tmp/b" >"$tmp/plot" 2>&1
+	[ -s "$tmp/b/alltoall_latency.png" ] && [ -s "$tmp/b/alltoall_factor.png" ]
+	ok $? "ibchar plot draws alltoall_latency and alltoall_factor"
+	# every plotted factor is the row's factor_vs_mpi
+	"$PY" - "$tmp/b" <<'PYEOF'
+import csv, re, sys
+d = sys.argv[1]
+want = {}
+for r in csv.DictReader(open(d + "/results.csv")):
+    m = re.search(r"factor_vs_mpi=([0-9.eE+-]+)", r["extra"])
+    if r["suite"] == "alltoall" and m and r["variant"] != "mpi":
+        want[(r["variant"], int(r["bytes"]))] = float(m.group(1))
+got = {(r["series"].split(" ")[0], int(r["x"])): float(r["y"])
+       for r in csv.DictReader(open(d + "/alltoall_factor.data.csv"))}
+bad = [k for k in want if k not in got or abs(got[k] - want[k]) > 1e-9 * max(1, want[k])]
+sys.exit(1 if bad or not want else 0)
+PYEOF
+	ok $? "... the plotted factors are the CSV's factor_vs_mpi"
+else
+	echo "ok 8 # SKIP no matplotlib or no MPI run"; echo "ok 9 # SKIP no matplotlib or no MPI run"
+fi
