@@ -174,17 +174,7 @@ struct ibc_suite_variant ibc_barrier_suite_fn_variant(const char *name, const ch
 						      const char *desc,
 						      const struct ibc_barrier_suite_fn *fn)
 {
-	struct ibc_suite_variant v = alg_variant;
-
-	v.name = name;
-	v.impl = impl;
-	v.desc = desc;
-	v.arg = fn;
-	v.usable = NULL;
-	v.counters = NULL;
-	v.counters_get = NULL;
-	v.extra = NULL;
-	return v;
+	return ibc_suite_variant_like(&alg_variant, name, impl, desc, fn);
 }
 
 static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)

@@ -55,6 +55,23 @@ int ibc_suite_fault(const char *where, int rank, long n)
 	return IBC_ERR_IO;
 }
 
+struct ibc_suite_variant ibc_suite_variant_like(const struct ibc_suite_variant *tmpl,
+						const char *name, const char *impl,
+						const char *desc, const void *arg)
+{
+	struct ibc_suite_variant v = *tmpl;
+
+	v.name = name;
+	v.impl = impl;
+	v.desc = desc;
+	v.arg = arg;
+	v.usable = NULL;
+	v.counters = NULL;
+	v.counters_get = NULL;
+	v.extra = NULL;
+	return v;
+}
+
 /* ------------------------------------------------ harness callbacks ---- */
 static int h_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg)
 {

@@ -155,6 +155,14 @@ struct ibc_suite_ext {
 	const char *mpi_version;  /* meta.csv */
 };
 
+/* A variant made like tmpl for something that is not one of the suite's
+ * table (e.g. the host MPI's collective, arg its function): tmpl's
+ * callbacks with name, impl, desc and arg, and no usability check, no
+ * counters and no extra keys of its own. */
+struct ibc_suite_variant ibc_suite_variant_like(const struct ibc_suite_variant *tmpl,
+						const char *name, const char *impl,
+						const char *desc, const void *arg);
+
 /* The whole bench; returns the process's exit status. */
 int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ext, int argc,
 		   char **argv);
