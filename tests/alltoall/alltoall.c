@@ -133,12 +133,11 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct rank_
 out_close:
 	free(sbuf);
 	free(rbuf);
-	/* a rank that failed (e.g. a mutant's timeout) must not leave the others
-	 * waiting in close: agree first, and skip the collective close on failure */
-	if (ibc_boot_agree(boot, rc, &agreed) == IBC_OK && agreed == IBC_OK)
-		rc2 = ibc_xport_close(x);
-	else
-		rc2 = IBC_OK;
+	/* every rank gets here, also after a failure (e.g. a mutant's error
+	 * completion): agree, then close together */
+	if (ibc_boot_agree(boot, rc, &agreed) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_IO;
+	rc2 = ibc_xport_close(x);
 	return rc ? rc : rc2;
 }
 
