@@ -29,7 +29,8 @@ def main(argv):
                 if r["variant"] == "mpi" and r["ranks"] == n and r["p50_us"]}
         pts = []
         for r in rows:
-            if r["ranks"] != n or r["variant"] not in ORDER or not r["p50_us"]:
+            if r["ranks"] != n or r["variant"] not in ORDER or not r["p50_us"] \
+                    or r["impl"] == "model":
                 continue
             f = ibcplot.extra_float(r, "factor_vs_mpi")
             if f is None and (r["run_id"], r["bytes"]) in base:

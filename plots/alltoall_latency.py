@@ -45,7 +45,9 @@ def draw(ax, rows, xkey):
 
 def main(argv):
     d, rows, meta = ibcplot.usage_dir("alltoall_latency.py", argv, "alltoall")
-    rows = [r for r in rows if r["bytes"] is not None and r["ranks"] is not None]
+    # measured rows only: the model's are alltoall_model.py's
+    rows = [r for r in rows if r["bytes"] is not None and r["ranks"] is not None
+            and r["impl"] != "model"]
     ranks = sorted({r["ranks"] for r in rows})
     sizes = sorted({r["bytes"] for r in rows})
     pick = []

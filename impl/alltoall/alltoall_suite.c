@@ -2,6 +2,7 @@
 #include "alltoall/alltoall_suite.h"
 
 #include "alltoall/alltoall.h"
+#include "alltoall/alltoall_model.h"
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/opt.h"
@@ -14,11 +15,14 @@
 #include <string.h>
 
 static long opt_eager = 8192;
+static int opt_no_model;
 
 static const struct ibc_opt opts[] = {
 	{ .name = "eager", .type = IBC_OPT_INT, .dest = &opt_eager, .metavar = "BYTES",
 	  .help = "two-sided baselines: messages up to this size go eager, larger ones by "
 		  "rendezvous", .min = 1, .max = 1 << 20 },
+	{ .name = "no-model", .type = IBC_OPT_FLAG, .dest = &opt_no_model,
+	  .help = "do not measure the cost models' parameters nor write impl=model rows" },
 	IBC_OPT_END
 };
 
@@ -27,6 +31,7 @@ static const char *const counter_names[] = { "reg_hits", "reg_misses", "rndz", "
 
 struct as_state {
 	struct ibc_regcache *rc;   /* one per run, shared by the variants */
+	struct ibc_alltoall_model model;
 };
 
 struct as_inst {
@@ -223,12 +228,26 @@ static int open_state(struct ibc_suite_ctx *c, void **state)
 	if (st == NULL)
 		return IBC_ERR_NOMEM;
 	rc = ibc_regcache_open(c->x, 0, &st->rc);
+	/* the models' parameters, once per run, before any variant's set-up */
+	if (rc == IBC_OK && !opt_no_model)
+		rc = ibc_alltoall_model_measure(c->x, (size_t)opt_eager, &st->model);
 	if (rc) {
+		(void)ibc_regcache_close(st->rc);
 		free(st);
 		return rc;
 	}
 	*state = st;
 	return IBC_OK;
+}
+
+/* rank 0: the model's rows beside the measured ones */
+static int after_run(struct ibc_suite_ctx *c)
+{
+	struct as_state *st = c->state;
+
+	if (c->boot->rank != 0 || opt_no_model)
+		return IBC_OK;
+	return ibc_alltoall_model_write(c->cli->out, &st->model, (size_t)opt_eager);
 }
 
 static void close_state(struct ibc_suite_ctx *c)
@@ -282,5 +301,6 @@ const struct ibc_suite_def ibc_alltoall_suite = {
 	.variants_fill = variants_fill,
 	.open = open_state,
 	.close = close_state,
+	.after = after_run,
 	.info = info,
 };

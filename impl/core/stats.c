@@ -111,3 +111,35 @@ int ibc_stats_compute(const double *samples, size_t n, struct ibc_stats *out)
 	free(copy);
 	return status;
 }
+
+int ibc_stats_line_fit(const double *x, const double *y, size_t n, double *a, double *b,
+		       double *resid)
+{
+	double mx = 0, my = 0, sxx = 0, sxy = 0, ss = 0;
+	size_t i;
+
+	if (n < 2)
+		return IBC_ERR_INVAL;
+	for (i = 0; i < n; i++) {
+		mx += x[i];
+		my += y[i];
+	}
+	mx /= (double)n;
+	my /= (double)n;
+	for (i = 0; i < n; i++) {
+		sxx += (x[i] - mx) * (x[i] - mx);
+		sxy += (x[i] - mx) * (y[i] - my);
+	}
+	if (!(sxx > 0))
+		return IBC_ERR_INVAL;
+	*b = sxy / sxx;
+	*a = my - *b * mx;
+	for (i = 0; i < n; i++) {
+		double e = y[i] - (*a + *b * x[i]);
+
+		ss += e * e;
+	}
+	if (resid)
+		*resid = n > 2 ? sqrt(ss / (double)(n - 2)) : 0;
+	return IBC_OK;
+}

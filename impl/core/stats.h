@@ -23,5 +23,10 @@ int ibc_stats_compute_inplace(double *samples, size_t n, struct ibc_stats *out);
 /* Quantile q in [0, 1] of an ascending array (linear interpolation). */
 double ibc_stats_quantile_sorted(const double *sorted, size_t n, double q);
 void ibc_stats_sort(double *v, size_t n);
+/* Ordinary least squares y = a + b x through n >= 2 points with distinct x:
+ * *a, *b, and *resid (may be NULL) = the residuals' standard deviation
+ * (n - 2 degrees of freedom; 0 for two points).  IBC_ERR_INVAL otherwise. */
+int ibc_stats_line_fit(const double *x, const double *y, size_t n, double *a, double *b,
+		       double *resid);
 
 #endif

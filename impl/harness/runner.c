@@ -467,6 +467,54 @@ static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, con
 	}
 }
 
+/* value of key in a row's extra ("k=v;k=v"), or NULL; copied into buf */
+static const char *extra_get(const char *extra, const char *key, char *buf, size_t cap)
+{
+	size_t kl = strlen(key);
+	const char *p = extra;
+
+	while (p != NULL && *p) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, ";");
+
+			snprintf(buf, cap, "%.*s", (int)n, p + kl + 1);
+			return buf;
+		}
+		p = strchr(p, ';');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/* Rows of a model (impl=model: a suite's predictions, with the measured
+ * figure and the error in extra) as a table of predicted against measured. */
+static void summary_model(const struct ibc_csv_table *t, const char *run_id, const char *suite)
+{
+	char meas[32], err[32], lit[32], lerr[32], eq[32];
+	size_t r;
+	int header = 0;
+
+	for (r = 0; r + 1 < t->nrows; r++) {
+		const char *x = ibc_csv_cell(t, r, "extra");
+
+		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_cell(t, r, "impl"), "model") != 0)
+			continue;
+		if (!header++)
+			printf("\n%s: model against measurement (back to back, paper_us; err = "
+			       "predicted / measured - 1)\n%-10s %5s %8s %10s %10s %7s %-10s %10s %7s\n",
+			       suite, "variant", "ranks", "bytes", "measured", "predicted", "err%",
+			       "eq", "literal", "err%");
+		printf("%-10s %5s %8s %10s %10s %7s %-10s %10s %7s\n", ibc_csv_cell(t, r, "variant"),
+		       ibc_csv_cell(t, r, "ranks"), ibc_csv_cell(t, r, "bytes"),
+		       extra_get(x, "measured_b2b_us", meas, sizeof(meas)) ?: "-",
+		       ibc_csv_cell(t, r, "p50_us"), extra_get(x, "err_pct", err, sizeof(err)) ?: "-",
+		       extra_get(x, "eq", eq, sizeof(eq)) ?: "-",
+		       extra_get(x, "literal_us", lit, sizeof(lit)) ?: "-",
+		       extra_get(x, "literal_err_pct", lerr, sizeof(lerr)) ?: "-");
+	}
+}
+
 /* A suite swept over several rank counts is shown as a variant x N pivot
  * (and the factor table against its reference variant); a suite measured at
  * one rank count as a long table, row by row. */
@@ -529,6 +577,7 @@ static void summary_print(const char *out, const char *run_id)
 
 		if (swept[i])
 			summary_pivot(t, run_id, suites[i], def != NULL ? def->factor_ref : NULL);
+		summary_model(t, run_id, suites[i]);
 	}
 	printf("%zu rows; results in %s/results.csv, provenance in %s/meta.csv\n", shown, out, out);
 	ibc_csv_table_free(t);

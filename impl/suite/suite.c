@@ -566,6 +566,8 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 		d->params(&v.ctx, &p);
 	if (rc == IBC_OK)
 		rc = ibc_harness_run(boot, &p, v.hops, v.nops);
+	if (rc == IBC_OK && d->after != NULL)
+		rc = d->after(&v.ctx);
 	if (d->close != NULL)
 		d->close(&v.ctx);
 out_close_xport:

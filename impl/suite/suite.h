@@ -142,6 +142,10 @@ struct ibc_suite_def {
 	void (*xport_params)(struct ibc_xport_params *xp);              /* optional */
 	int (*open)(struct ibc_suite_ctx *c, void **state);             /* collective, optional */
 	void (*close)(struct ibc_suite_ctx *c);                         /* optional */
+	/* after a successful run, before close, on every rank (results.csv is
+	 * written and closed: e.g. rank 0 derives rows from it); an error
+	 * fails the run; optional */
+	int (*after)(struct ibc_suite_ctx *c);
 	void (*params)(struct ibc_suite_ctx *c, struct ibc_harness_params *p); /* optional */
 	void (*info)(FILE *out);                                        /* --info, optional */
 };

@@ -12,6 +12,7 @@
  *   IBC_TEST_A2A_CALLS      calls per size (default 12)
  *   IBC_TEST_A2A_MAXSIZE    largest size per pair (default 1 MiB) */
 #include "alltoall/alltoall.h"
+#include "alltoall/alltoall_model.h"
 #include "boot/boot.h"
 #include "core/status.h"
 #include "core/timer.h"
@@ -291,6 +292,45 @@ static void test_regcache(void)
 	       (unsigned long long)v[5], (unsigned long long)v[6]);
 }
 
+/* The paper's equations, evaluated by hand for known parameters. */
+static void test_model(void)
+{
+	struct ibc_alltoall_model md;
+	const char *eq = NULL;
+
+	memset(&md, 0, sizeof(md));
+	md.valid = 1;
+	md.ranks = 8;
+	md.ts = 1;
+	md.tw = 0.001;
+	md.ts2 = 2;
+	md.trndz = 5;
+	md.tcreg = 10;
+	md.twreg = 0.0001;
+	tap_is_double_within(ibc_alltoall_model_literal(&md, "hrwg", 8, 100, 8192, 1, &eq), 4.2, 1e-9,
+			     "model eq. 1: hrwg p=8 m=100 = (ts + tw m p/2) log2 p = 4.2");
+	tap_ok(eq && strcmp(eq, "1") == 0, "... named eq. 1");
+	tap_is_double_within(ibc_alltoall_model_literal(&md, "bruck", 5, 10, 8192, 1, NULL), 6.05,
+			     1e-9, "model eq. 1 on Bruck's rounds: p=5 moves 2, 2, 1 blocks = 6.05");
+	tap_ok(ibc_alltoall_model_literal(&md, "hypercube", 6, 10, 8192, 1, NULL) < 0,
+	       "model: no hypercube at p=6");
+	tap_is_double_within(ibc_alltoall_model_literal(&md, "pairwise", 4, 100, 8192, 1, &eq), 6.3,
+			     1e-9, "model eq. 2: pairwise eager p=4 m=100 = 6.3");
+	tap_is_double_within(ibc_alltoall_model_literal(&md, "direct", 4, 100, 8192, 1, &eq), 15.3,
+			     1e-9, "model eq. 3 with reuse: direct p=4 m=100 = 15.3");
+	tap_is_double_within(ibc_alltoall_model_literal(&md, "direct", 4, 100, 8192, 0, NULL), 45.33,
+			     1e-9, "model eq. 3 without reuse adds (p-1)(tcreg + m twreg) = 45.33");
+	tap_is_double_within(ibc_alltoall_model_literal(&md, "de", 4, 100, 8192, 1, &eq), 0.3, 1e-9,
+			     "model eq. 4 with reuse: tw m (p-1) = 0.3");
+	tap_is_double_within(ibc_alltoall_model_literal(&md, "de", 4, 100, 8192, 0, NULL), 10.33,
+			     1e-9, "model eq. 4 without reuse adds tcreg + (p-1) m twreg = 10.33");
+	tap_ok(ibc_alltoall_model_literal(&md, "mpi", 4, 100, 8192, 1, NULL) < 0,
+	       "model: none for a variant it does not know");
+	md.valid = 0;
+	tap_ok(ibc_alltoall_model_predict(&md, "hrwg", 4, 100, 8192, 1, NULL) < 0,
+	       "model: none without measured parameters");
+}
+
 static long env_long(const char *name, long dflt)
 {
 	const char *s = getenv(name);
@@ -315,6 +355,7 @@ int main(void)
 	ncores = sysconf(_SC_NPROCESSORS_ONLN);
 	tap_plan_none();
 	test_regcache();
+	test_model();
 	for (a = 0; a < ibc_alltoall_alg_count(); a++) {
 		const char *alg = ibc_alltoall_alg_get(a)->name;
 

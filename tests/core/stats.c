@@ -27,6 +27,26 @@ static void check(const char *name, const double *v, size_t n, double min, doubl
 	tap_is_double_within(s.ci_hi, ci_hi, EPS, "%s: ci_hi", name);
 }
 
+/* the line fit: an exact line, a noisy one with known residuals, bad input */
+static void test_line_fit(void)
+{
+	double x[] = { 1, 2, 3, 4 }, y[] = { 5, 7, 9, 11 }, yn[] = { 5.1, 6.9, 9.1, 10.9 };
+	double same[] = { 2, 2, 2 }, a = 0, b = 0, r = -1;
+
+	tap_is_int(ibc_stats_line_fit(x, y, 4, &a, &b, &r), IBC_OK, "line fit: ok");
+	tap_is_double_within(a, 3, 1e-12, "line fit: intercept 3");
+	tap_is_double_within(b, 2, 1e-12, "line fit: slope 2");
+	tap_is_double_within(r, 0, 1e-12, "line fit: no residual");
+	ibc_stats_line_fit(x, yn, 4, &a, &b, &r);
+	tap_is_double_within(b, 1.96, 1e-12, "line fit: noisy slope 1.96");
+	tap_is_double_within(a, 3.1, 1e-12, "line fit: noisy intercept 3.1");
+	tap_is_double_within(r, sqrt(0.032 / 2), 1e-12, "line fit: residual sd over n - 2");
+	tap_is_int(ibc_stats_line_fit(same, y, 3, &a, &b, NULL), IBC_ERR_INVAL,
+		   "line fit: equal x refused");
+	tap_is_int(ibc_stats_line_fit(x, y, 1, &a, &b, NULL), IBC_ERR_INVAL,
+		   "line fit: one point refused");
+}
+
 int main(void)
 {
 	static double big[1000];
@@ -106,5 +126,6 @@ int main(void)
 		tap_ok(v[0] == -1 && v[1] == 0 && v[2] == 2 && v[3] == 2 && v[4] == 3,
 		       "ibc_stats_sort ascending");
 	}
+	test_line_fit();
 	return tap_done();
 }

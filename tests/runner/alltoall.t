@@ -2,14 +2,16 @@
 # `ibchar run alltoall` end to end on shm: every variant of the table writes
 # a row with valid=1 (--validate checks every byte) at N = 3, where the
 # hypercube baseline is skipped with its reason and hrwg says it runs Bruck's
-# schedule; DE's registration cache hits after its first call; with the Open
-# MPI build, mpi and mpi-pairwise rows beside ibchar's and factor_vs_mpi; the
-# figures, whose plotted factor is the CSV's.
+# schedule; DE's registration cache hits after its first call; the cost
+# models: impl=model rows with the error, the parameters, the extrapolation,
+# the table in the summary; with the Open MPI build, mpi and mpi-pairwise
+# rows beside ibchar's and factor_vs_mpi; the figures, whose plotted factor
+# is the CSV's.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR"
 tap_tmp a2a
-echo "1..9"
+echo "1..13"
 
 timeout 300 "$IBCHAR" run alltoall --ranks 3 --sizes 1,4096 --iters 50 --validate --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -24,9 +26,22 @@ timeout 120 "$BUILD/bin/ibchar-alltoall" -n 3 --variants hypercube,hrwg --sizes 
 grep -q 'hypercube: hypercube needs a power of two ranks (N = 3); skipped' "$tmp/err"
 ok $? "... hypercube, asked for at N = 3, is skipped with the reason"
 grep -q ',alltoall,hrwg,.*schedule=bruck' "$tmp/a/results.csv"; ok $? "... hrwg names Bruck's schedule at N = 3"
-awk -F, 'NR > 1 && $3 == "de" { if ($26 !~ /reg_hits=[1-9]/ || $26 !~ /reg_misses=0/) bad = 1 } END { exit bad }' \
+awk -F, 'NR > 1 && $3 == "de" && $4 == "ibchar" { if ($26 !~ /reg_hits=[1-9]/ || $26 !~ /reg_misses=0/) bad = 1 } END { exit bad }' \
 	"$tmp/a/results.csv"
 ok $? "... de's timed calls hit the registration cache (registered once, in warm-up)"
+v=$(awk -F, 'NR > 1 && $4 == "model" && $26 ~ /err_pct=/ && $26 ~ /literal_us=/ { print $3 }' \
+	"$tmp/a/results.csv" | sort -u | tr '\n' ' ')
+[ "$v" = "bruck de direct hrwg hrwg-multi pairwise " ]
+ok $? "... impl=model rows with the error and the paper's equation for every modelled variant ($v)"
+for k in ts tw ts2 trndz tcreg twreg tcopy; do
+	grep -q ",3,shm,$k," "$tmp/a/alltoall_model.csv" || { echo "# no $k"; false; }
+done
+ok $? "... the parameters measured by the run in alltoall_model.csv"
+grep -q 'de-vs-direct-eq3-eq4,1024,4096,' "$tmp/a/alltoall_extrapolation.csv" &&
+	grep -q 'hrwg-de-crossover-measured' "$tmp/a/alltoall_extrapolation.csv"
+ok $? "... the extrapolation to p = 1024 at 4 KiB and the HRWG/DE crossover"
+grep -q '^alltoall: model against measurement' "$tmp/sum" && grep -Eq '^de +3 +4096 ' "$tmp/sum"
+ok $? "... and the summary prints predicted against measured"
 
 if [ -x "$BUILD/bin/ibchar-alltoall-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>&1; then
 	timeout 300 "$IBCHAR" run alltoall --mpi openmpi --ranks 2 --sizes 32,4096 --iters 100 \
@@ -37,7 +52,7 @@ if [ -x "$BUILD/bin/ibchar-alltoall-openmpi" ] && command -v mpirun.openmpi >/de
 	cnt=$(grep -c ',alltoall,mpi.*,openmpi,.*valid=1' "$tmp/b/results.csv")
 	[ "$cnt" -eq 4 ]; ok $? "... mpi and mpi-pairwise rows, valid ($cnt of 4)"
 else
-	echo "ok 6 # SKIP no Open MPI build"; echo "ok 7 # SKIP no Open MPI build"
+	echo "ok 10 # SKIP no Open MPI build"; echo "ok 11 # SKIP no Open MPI build"
 fi
 
 PY=
@@ -46,8 +61,9 @@ for c in ${IBC_PYTHON:-} python3 /usr/bin/python3; do
 done
 if [ -n "$PY" ] && [ -f "$tmp/b/results.csv" ]; then
 	IBC_PYTHON=$PY "$IBCHAR" plot "$tmp/b" >"$tmp/plot" 2>&1
-	[ -s "$tmp/b/alltoall_latency.png" ] && [ -s "$tmp/b/alltoall_factor.png" ]
-	ok $? "ibchar plot draws alltoall_latency and alltoall_factor"
+	[ -s "$tmp/b/alltoall_latency.png" ] && [ -s "$tmp/b/alltoall_factor.png" ] &&
+		[ -s "$tmp/b/alltoall_model.png" ]
+	ok $? "ibchar plot draws alltoall_latency, alltoall_factor and alltoall_model"
 	# every plotted factor is the row's factor_vs_mpi
 	"$PY" - "$tmp/b" <<'PYEOF'
 import csv, re, sys
@@ -64,5 +80,5 @@ sys.exit(1 if bad or not want else 0)
 PYEOF
 	ok $? "... the plotted factors are the CSV's factor_vs_mpi"
 else
-	echo "ok 8 # SKIP no matplotlib or no MPI run"; echo "ok 9 # SKIP no matplotlib or no MPI run"
+	echo "ok 12 # SKIP no matplotlib or no MPI run"; echo "ok 13 # SKIP no matplotlib or no MPI run"
 fi

@@ -104,6 +104,32 @@ check_barrier_n2() {
 	return "$rc"
 }
 
+# the all-to-all suite across the guests at N = 2, every variant and the
+# model, --validate (every byte checked at both ranks); rank 0 checks that
+# each variant wrote a validated row and that the model's rows are there.
+CHECKS+=(alltoall_n2)
+check_alltoall_n2() {
+	local port=$((PORT_BASE + 22)) rank=0 out v rc=0
+	[ "$1" = server ] && rank=1
+	out=$(mktemp -d)
+	IBC_BOOT=tcp IBC_BOOT_RANK=$rank IBC_BOOT_SIZE=2 IBC_BOOT_ROOT=10.0.0.1:$port \
+		IBC_BOOT_TIMEOUT=$CONNECT_WINDOW \
+		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/bin/ibchar-alltoall" --xport verbs --ranks 2 \
+		--sizes 8,4096,65536 --iters 100 --warmup 10 --budget 10 --validate --out "$out" || rc=$?
+	if [ "$rc" = 0 ] && [ "$rank" = 0 ]; then
+		for v in $("$IBC_BUILD/bin/ibchar-alltoall" --list); do
+			grep ",alltoall,$v,ibchar," "$out/results.csv" 2>/dev/null | grep -q 'valid=1' && continue
+			echo "two-guest.sh: alltoall_n2: no validated row for variant $v in $out/results.csv"
+			rc=1
+		done
+		grep -q ',alltoall,de,model,' "$out/results.csv" ||
+			{ echo "two-guest.sh: alltoall_n2: no model rows"; rc=1; }
+	fi
+	[ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out"/*.csv "$IBC_RXE_RESULTS/" 2>/dev/null
+	rm -rf "$out"
+	return "$rc"
+}
+
 # --- driver -------------------------------------------------------------
 : "${IBC_VM_IP:=$( [ "$NODE" = 1 ] && echo 10.0.0.1 || echo 10.0.0.2)}"
 log=$(mktemp)
