@@ -78,54 +78,51 @@ check_xport_twonode() {
 		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/tests/xport/twonode.t"
 }
 
-# the barrier suite across the guests at N = 2 (rank 0 on node 1, rank 1 on
-# node 2, tcp bootstrap), every variant, --validate (across hosts: the remote
-# check, each rank reads the other's entry counter after every barrier);
-# rank 0 (node 1) checks that each variant wrote a validated row.
-CHECKS+=(barrier_n2)
-check_barrier_n2() {
-	local port=$((PORT_BASE + 21)) rank=0 out v rc=0
-	[ "$1" = server ] && rank=1
+# A suite's bench across the guests at N = 2 (rank 0 on node 1, rank 1 on
+# node 2, tcp bootstrap), every variant, --validate; rank 0 (node 1) checks
+# that each variant wrote a validated row.  $1 role, $2 suite, $3 port
+# offset, the rest: the bench's options.  Leaves the results in $out.
+suite_n2() {
+	local role=$1 suite=$2 port=$((PORT_BASE + $3)) rank=0 v rc=0
+	shift 3
+	[ "$role" = server ] && rank=1
 	out=$(mktemp -d)
 	IBC_BOOT=tcp IBC_BOOT_RANK=$rank IBC_BOOT_SIZE=2 IBC_BOOT_ROOT=10.0.0.1:$port \
 		IBC_BOOT_TIMEOUT=$CONNECT_WINDOW \
-		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/bin/ibchar-barrier" --xport verbs --ranks 2 \
-		--iters 300 --warmup 30 --budget 10 --validate --out "$out" || rc=$?
+		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/bin/ibchar-$suite" --xport verbs --ranks 2 \
+		--validate --out "$out" "$@" || rc=$?
 	if [ "$rc" = 0 ] && [ "$rank" = 0 ]; then
-		for v in $("$IBC_BUILD/bin/ibchar-barrier" --list); do
-			grep ",barrier,$v," "$out/results.csv" 2>/dev/null | grep -q 'valid=1' && continue
-			echo "two-guest.sh: barrier_n2: no validated row for variant $v in $out/results.csv"
+		for v in $("$IBC_BUILD/bin/ibchar-$suite" --list); do
+			grep ",$suite,$v,ibchar," "$out/results.csv" 2>/dev/null | grep -q 'valid=1' &&
+				continue
+			echo "two-guest.sh: $suite: no validated row for variant $v in $out/results.csv"
 			rc=1
 		done
 	fi
 	# IBC_RXE_RESULTS=DIR (a directory the guests can write): keep the rows
-	[ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out/results.csv" "$IBC_RXE_RESULTS/barrier_n2-node$NODE.csv" 2>/dev/null
+	[ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out/results.csv" "$IBC_RXE_RESULTS/$suite-n2-node$NODE.csv" 2>/dev/null
+	return "$rc"
+}
+
+# the barrier suite (across hosts --validate is the remote check: each rank
+# reads the other's entry counter after every barrier)
+CHECKS+=(barrier_n2)
+check_barrier_n2() {
+	local rc=0
+	suite_n2 "$1" barrier 21 --iters 300 --warmup 30 --budget 10 || rc=$?
 	rm -rf "$out"
 	return "$rc"
 }
 
-# the all-to-all suite across the guests at N = 2, every variant and the
-# model, --validate (every byte checked at both ranks); rank 0 checks that
-# each variant wrote a validated row and that the model's rows are there.
+# the all-to-all suite (every byte checked at both ranks), and its model
 CHECKS+=(alltoall_n2)
 check_alltoall_n2() {
-	local port=$((PORT_BASE + 22)) rank=0 out v rc=0
-	[ "$1" = server ] && rank=1
-	out=$(mktemp -d)
-	IBC_BOOT=tcp IBC_BOOT_RANK=$rank IBC_BOOT_SIZE=2 IBC_BOOT_ROOT=10.0.0.1:$port \
-		IBC_BOOT_TIMEOUT=$CONNECT_WINDOW \
-		timeout "$SERVER_TIMEOUT" "$IBC_BUILD/bin/ibchar-alltoall" --xport verbs --ranks 2 \
-		--sizes 8,4096,65536 --iters 100 --warmup 10 --budget 10 --validate --out "$out" || rc=$?
-	if [ "$rc" = 0 ] && [ "$rank" = 0 ]; then
-		for v in $("$IBC_BUILD/bin/ibchar-alltoall" --list); do
-			grep ",alltoall,$v,ibchar," "$out/results.csv" 2>/dev/null | grep -q 'valid=1' && continue
-			echo "two-guest.sh: alltoall_n2: no validated row for variant $v in $out/results.csv"
-			rc=1
-		done
+	local rc=0
+	suite_n2 "$1" alltoall 22 --sizes 8,4096,65536 --iters 100 --warmup 10 --budget 10 || rc=$?
+	if [ "$rc" = 0 ] && [ "$1" = client ]; then
 		grep -q ',alltoall,de,model,' "$out/results.csv" ||
 			{ echo "two-guest.sh: alltoall_n2: no model rows"; rc=1; }
 	fi
-	[ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out"/*.csv "$IBC_RXE_RESULTS/" 2>/dev/null
 	rm -rf "$out"
 	return "$rc"
 }
