@@ -34,7 +34,7 @@ int ibc_regcache_open(struct ibc_xport *x, size_t cap, struct ibc_regcache **out
 	if (c == NULL)
 		return IBC_ERR_NOMEM;
 	c->x = x;
-	c->cap = cap > 0 ? cap : 1024;
+	c->cap = cap > 0 ? cap : 256;
 	*out = c;
 	return IBC_OK;
 }
@@ -138,9 +138,26 @@ int ibc_regcache_get(struct ibc_regcache *c, void *addr, size_t len, unsigned ac
 	e = calloc(1, sizeof(*e));
 	if (e == NULL)
 		return IBC_ERR_NOMEM;
-	t0 = ibc_timer_now_us();
-	rc = ibc_xport_mr_reg(c->x, addr, len, access, &e->mr);
-	c->st.reg_us += ibc_timer_now_us() - t0;
+	for (;;) {
+		struct rc_entry *v, *lru = NULL;
+
+		t0 = ibc_timer_now_us();
+		rc = ibc_xport_mr_reg(c->x, addr, len, access, &e->mr);
+		c->st.reg_us += ibc_timer_now_us() - t0;
+		if (rc != IBC_ERR_NOMEM)
+			break;
+		/* the transport's or the device's registrations are used up:
+		 * give back the least recently used entry nobody holds, and retry */
+		for (v = c->head; v; v = v->next)
+			if (v->refs == 0)
+				lru = v;
+		if (lru == NULL)
+			break;
+		rc = drop(c, lru);
+		c->st.evictions++;
+		if (rc)
+			break;
+	}
 	if (rc) {
 		free(e);
 		return rc;

@@ -36,7 +36,9 @@ struct ibc_regcache_stats {
 	double reg_us;            /* time spent registering (misses), microseconds */
 };
 
-/* cap = most entries kept (0 = 1024). */
+/* cap = most entries kept (0 = 256).  When the transport refuses a new
+ * registration for lack of room (IBC_ERR_NOMEM), the least recently used
+ * entry nobody holds is deregistered and the registration tried again. */
 int ibc_regcache_open(struct ibc_xport *x, size_t cap, struct ibc_regcache **out);
 /* Deregisters every entry (referenced ones too) and frees c; NULL is fine. */
 int ibc_regcache_close(struct ibc_regcache *c);

@@ -262,10 +262,13 @@ int ibc_xport_shm_copy_to(const struct target *t, const struct iovec *iov, int n
 			shm_store(d, iov[0].iov_base, total);
 			return RS_OK;
 		}
-		for (int i = 0; i < n; i++) {
+		/* the last entry goes last, its last word last (shm_store) */
+		for (int i = 0; i < n - 1; i++) {
 			memcpy(d, iov[i].iov_base, iov[i].iov_len);
 			d += iov[i].iov_len;
 		}
+		atomic_thread_fence(memory_order_release);
+		shm_store(d, iov[n - 1].iov_base, iov[n - 1].iov_len);
 		return RS_OK;
 	}
 	return pvm_copy(process_vm_writev, t->pid, iov, n, t->raddr, total);

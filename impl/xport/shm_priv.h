@@ -268,15 +268,19 @@ static inline char *shm_rcache_hit(const struct rcache *rc, uint32_t key, uint64
 	return rc->base + (addr - rc->addr);
 }
 
-/* One contiguous store of len bytes into mapped memory; an aligned 8-byte
- * word is one untorn release store, as a waiter (wait_u64) expects of a flag. */
+/* One contiguous store of len bytes into mapped memory.  When the write ends
+ * on an 8-byte boundary its last word is stored last, untorn, with release
+ * (xport.h: a reader that polls a write's last word sees the rest of it, as
+ * on an RDMA device that places a write's bytes in order); an aligned 8-byte
+ * write is that one store, as a waiter (wait_u64) expects of a flag. */
 static inline void shm_store(char *d, const void *src, uint64_t len)
 {
-	if (len == 8 && ((uintptr_t)d & 7) == 0) {
+	if (len >= 8 && (((uintptr_t)d + len) & 7) == 0) {
 		uint64_t v;
 
-		memcpy(&v, src, 8);
-		__atomic_store_n((uint64_t *)(void *)d, v, __ATOMIC_RELEASE);
+		memcpy(d, src, len - 8);
+		memcpy(&v, (const char *)src + len - 8, 8);
+		__atomic_store_n((uint64_t *)(void *)(d + len - 8), v, __ATOMIC_RELEASE);
 		return;
 	}
 	memcpy(d, src, len);

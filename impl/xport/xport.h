@@ -30,6 +30,13 @@
  *    On shm: stores, then atomic_thread_fence(release) before anything later; the
  *    waiting side loads with acquire (ibc_xport_wait_u64 does).  An 8-byte write to
  *    an 8-byte aligned address lands as one untorn word (flags, counters).
+ *    The one exception to "not the last byte": a write that ends on an 8-byte
+ *    boundary, into memory from mr_alloc, whose last gather entry holds its
+ *    whole last word, shows that word after the rest of it (shm stores it
+ *    last with release; RDMA devices place a write's bytes in order, which is
+ *    what perftest's and the papers' last-byte polling rely on, though the IB
+ *    specification does not promise it).  The channel suite's piggybacked
+ *    packets use this.
  *  - READ and atomics may pass earlier writes' completion; IBC_XPORT_WR_FENCE makes a
  *    WR wait until all earlier READ/atomic WRs of that queue have completed.
  *  - A completion of a send-side WR means its local buffers may be reused and its

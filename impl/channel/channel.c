@@ -1,0 +1,459 @@
+/* The channel's table, endpoints, the writes of both sides and completion
+ * routing (channel.h). */
+#include "channel/channel_impl.h"
+
+#include "core/log.h"
+#include "core/status.h"
+#include "core/timer.h"
+#include "core/wait.h"
+#include "regcache/regcache.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct ibc_channel_design *const table[] = {
+	&ibc_channel_basic, &ibc_channel_piggyback, &ibc_channel_pipeline, &ibc_channel_zcopy,
+};
+#define NDESIGNS (sizeof(table) / sizeof(table[0]))
+
+static struct ibc_channel *live[CH_MAX_LIVE];
+
+size_t ibc_channel_design_count(void)
+{
+	return NDESIGNS;
+}
+
+const struct ibc_channel_design *ibc_channel_design_get(size_t i)
+{
+	return i < NDESIGNS ? table[i] : NULL;
+}
+
+const struct ibc_channel_design *ibc_channel_design_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < NDESIGNS; i++)
+		if (strcmp(table[i]->name, name) == 0)
+			return table[i];
+	return NULL;
+}
+
+void ibc_channel_list_print(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < NDESIGNS; i++)
+		fprintf(out, "    %-10s %s\n", table[i]->name, table[i]->desc);
+}
+
+int ibc_channel_usable(const struct ibc_channel_design *d, const struct ibc_xport *x, char *why,
+		       size_t cap)
+{
+	char dummy[8];
+
+	if (why == NULL) {
+		why = dummy;
+		cap = sizeof(dummy);
+	}
+	if (x->caps.max_inline < 8) {
+		snprintf(why, cap, "the channel writes its pointers inline; %s inlines nothing",
+			 x->caps.device);
+		return IBC_ERR_UNSUPPORTED;
+	}
+	if (d == &ibc_channel_zcopy && !x->caps.user_mem) {
+		snprintf(why, cap, "zcopy reads the sender's own buffer, which %s cannot reach",
+			 x->caps.backend);
+		return IBC_ERR_UNSUPPORTED;
+	}
+	return IBC_OK;
+}
+
+void ibc_channel_params_init(struct ibc_channel_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->ring_bytes = 256 * 1024;
+	p->chunk_bytes = 16 * 1024;
+	p->zcopy_bytes = 32 * 1024;
+	p->deadline_s = 60;
+}
+
+int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
+		       const struct ibc_channel_params *p, struct ibc_channel **out)
+{
+	const struct ibc_channel_design *d = ibc_channel_design_find(design);
+	struct ibc_channel *c;
+	char why[160];
+	int i, rc;
+
+	*out = NULL;
+	if (d == NULL) {
+		ibc_error("channel: no design \"%s\"", design ? design : "(null)");
+		return IBC_ERR_NOTFOUND;
+	}
+	if (peer < 0 || peer >= x->size || peer == x->rank) {
+		ibc_error("channel: peer %d of %d ranks (rank %d)", peer, x->size, x->rank);
+		return IBC_ERR_INVAL;
+	}
+	if (ibc_channel_usable(d, x, why, sizeof(why)) != IBC_OK) {
+		ibc_error("channel %s: %s", design, why);
+		return IBC_ERR_UNSUPPORTED;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return IBC_ERR_NOMEM;
+	if (p)
+		c->p = *p;
+	else
+		ibc_channel_params_init(&c->p);
+	c->R = c->p.ring_bytes;
+	if (c->p.lazy_bytes == 0)
+		c->p.lazy_bytes = c->R / 4;
+	if (c->R < 4096 || c->R % 64 || c->R > (1u << 30) || c->p.lazy_bytes > c->R / 2 ||
+	    c->p.chunk_bytes < 8 || c->p.chunk_bytes > c->R / 4 || c->p.deadline_s <= 0) {
+		ibc_error("channel %s: ring %zu bytes (a multiple of 64, 4 KiB .. 1 GiB), lazy %zu "
+			  "(<= ring / 2), chunk %zu (8 .. ring / 4): out of range", design, c->R,
+			  c->p.lazy_bytes, c->p.chunk_bytes);
+		free(c);
+		return IBC_ERR_INVAL;
+	}
+	c->d = d;
+	c->x = x;
+	c->peer = peer;
+	c->deadline_ns = (int64_t)(c->p.deadline_s * 1e9);
+	c->tx_seq = c->rx_seq = 1;
+	c->sig_every = x->caps.max_send_wr / 4 > 0 ? x->caps.max_send_wr / 4 : 1;
+	if (c->sig_every > 32)
+		c->sig_every = 32;
+	for (i = 0; i < CH_MAX_LIVE && live[i]; i++)
+		;
+	if (i == CH_MAX_LIVE) {
+		free(c);
+		return IBC_ERR_NOMEM;
+	}
+	live[i] = c;
+	c->live = i;
+	rc = IBC_OK;
+	if (c->p.rcache == NULL) {
+		rc = ibc_regcache_open(x, 0, &c->rc);
+		c->rc_own = 1;
+	} else {
+		c->rc = c->p.rcache;
+	}
+	if (rc) {
+		live[i] = NULL;
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return IBC_OK;
+}
+
+int ibc_channel_setup(struct ibc_channel *c)
+{
+	struct ibc_xport *x = c->x;
+	struct ibc_xport_rdesc *all = calloc((size_t)x->size, sizeof(*all));
+	uint8_t *want = calloc((size_t)x->size, 1);
+	int rc;
+
+	if (all == NULL || want == NULL) {
+		free(all);
+		free(want);
+		return IBC_ERR_NOMEM;
+	}
+	rc = ibc_xport_mr_alloc(x, CH_REGION(c->R), IBC_XPORT_ACCESS_LOCAL_WRITE |
+				IBC_XPORT_ACCESS_REMOTE_WRITE, &c->mr);
+	if (rc == IBC_OK)
+		rc = ibc_xport_mr_alloc(x, c->R, IBC_XPORT_ACCESS_LOCAL_WRITE, &c->stage);
+	if (rc == IBC_OK)
+		rc = ibc_xport_rdesc_allgather(x, &c->mr->rdesc, all);
+	want[c->peer] = 1;
+	if (rc == IBC_OK)
+		rc = ibc_xport_connect(x, want);
+	if (rc == IBC_OK) {
+		c->peer_rd = all[c->peer];
+		c->ring = c->mr->addr;
+		c->head_copy = (volatile uint64_t *)(c->ring + CH_OFF_HEAD(c->R));
+		c->tail_copy = (volatile uint64_t *)(c->ring + CH_OFF_TAIL(c->R));
+		c->zdone = (volatile uint64_t *)(c->ring + CH_OFF_ZDONE(c->R));
+		c->ready = 1;
+	} else {
+		ibc_error("channel %s rank %d: set-up with rank %d: %s", c->d->name, x->rank, c->peer,
+			  ibc_status_str(rc));
+	}
+	free(all);
+	free(want);
+	return rc;
+}
+
+int ibc_channel_destroy(struct ibc_channel *c)
+{
+	int rc = IBC_OK;
+
+	if (c == NULL)
+		return IBC_OK;
+	/* nothing may still read the staging buffer or the user's buffers */
+	while (rc == IBC_OK && c->ready && !c->failed && c->outstanding > 0)
+		rc = ch_service(c);
+	if (c->z_mr)
+		ibc_regcache_put(c->rc, c->z_mr);
+	if (c->mr)
+		(void)ibc_xport_mr_dereg(c->x, c->mr);
+	if (c->stage)
+		(void)ibc_xport_mr_dereg(c->x, c->stage);
+	if (c->rc_own)
+		(void)ibc_regcache_close(c->rc);
+	if (c->live >= 0 && live[c->live] == c)
+		live[c->live] = NULL;
+	free(c);
+	return rc;
+}
+
+void ibc_channel_counters_get(const struct ibc_channel *c, struct ibc_channel_counters *out)
+{
+	*out = c->cnt;
+}
+
+int ibc_channel_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
+{
+	int rc;
+
+	*accepted = 0;
+	if (c->failed)
+		return c->failed;
+	if (!c->ready)
+		return IBC_ERR_INVAL;
+	if (n < 0 || (n > 0 && iov == NULL))
+		return IBC_ERR_INVAL;
+	rc = c->d->put(c, iov, n, accepted);
+	if (rc == IBC_OK && *accepted > 0) {
+		c->cnt.puts++;
+		c->cnt.bytes_put += *accepted;
+	}
+	if (rc == IBC_OK)
+		rc = ch_service(c);
+	if (rc && !c->failed)
+		c->failed = rc;
+	return rc;
+}
+
+int ibc_channel_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered)
+{
+	int rc;
+
+	*delivered = 0;
+	if (c->failed)
+		return c->failed;
+	if (!c->ready)
+		return IBC_ERR_INVAL;
+	if (n < 0 || (n > 0 && iov == NULL))
+		return IBC_ERR_INVAL;
+	rc = c->d->get(c, iov, n, delivered);
+	if (rc == IBC_OK && *delivered > 0) {
+		c->cnt.gets++;
+		c->cnt.bytes_got += *delivered;
+	}
+	if (rc && !c->failed)
+		c->failed = rc;
+	return rc;
+}
+
+int ibc_channel_progress(struct ibc_channel *c)
+{
+	return ch_service(c);
+}
+
+/* --------------------------------------------------------- writes ---- */
+
+static uint64_t wrid(const struct ibc_channel *c, unsigned kind, uint32_t index)
+{
+	return (CH_WRID_TAG << 56) | ((uint64_t)(c->live & 0xffff) << 40) |
+	       ((uint64_t)(kind & 0xff) << 32) | index;
+}
+
+int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, uint64_t off,
+	     int inl)
+{
+	struct ibc_xport_sge sge = { (uintptr_t)src, (uint32_t)len, lkey };
+	unsigned flags = inl && len <= c->x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0;
+	int rc;
+
+	if (++c->since_sig >= c->sig_every) {
+		flags |= IBC_XPORT_WR_SIGNALED;
+		c->since_sig = 0;
+	}
+	rc = ibc_xport_write(c->x, c->peer, &sge, 1, c->peer_rd.addr + off, c->peer_rd.rkey, flags,
+			     wrid(c, CH_WR_SIGNALED, 0));
+	if (rc == IBC_ERR_AGAIN) {
+		/* the send queue is full: reap and try once more */
+		int r2 = IBC_OK;
+
+		while (r2 == IBC_OK && c->outstanding > 0 && rc == IBC_ERR_AGAIN) {
+			r2 = ch_service(c);
+			if (r2 == IBC_OK)
+				rc = ibc_xport_write(c->x, c->peer, &sge, 1, c->peer_rd.addr + off,
+						     c->peer_rd.rkey, flags,
+						     wrid(c, CH_WR_SIGNALED, 0));
+		}
+		if (r2)
+			rc = r2;
+	}
+	if (rc) {
+		ibc_error("channel %s rank %d: RDMA write to rank %d: %s", c->d->name, c->x->rank,
+			  c->peer, ibc_status_str(rc));
+		return rc;
+	}
+	if (flags & IBC_XPORT_WR_SIGNALED)
+		c->outstanding++;
+	return IBC_OK;
+}
+
+int ch_write_word(struct ibc_channel *c, uint64_t off, uint64_t value)
+{
+	return ch_write(c, &value, 0, 8, off, 1);
+}
+
+int ch_service(struct ibc_channel *c)
+{
+	struct ibc_xport_wc wc[16];
+	int n = 0, i, rc;
+
+	rc = ibc_xport_cq_poll(c->x, IBC_XPORT_CQ_SEND, 16, wc, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		uint64_t id = wc[i].wr_id;
+		unsigned slot = (unsigned)((id >> 40) & 0xffff), kind = (unsigned)((id >> 32) & 0xff);
+		struct ibc_channel *o = (id >> 56) == CH_WRID_TAG && slot < CH_MAX_LIVE ? live[slot]
+											: NULL;
+
+		if (o == NULL) {
+			ibc_debug("channel: a completion not of a live channel dropped");
+			continue;
+		}
+		if (wc[i].status != IBC_OK) {
+			ibc_error("channel %s rank %d: %s to rank %d failed: %s", o->d->name,
+				  o->x->rank, ibc_xport_opcode_name(wc[i].opcode), o->peer,
+				  wc[i].reason ? wc[i].reason : "?");
+			if (!o->failed)
+				o->failed = wc[i].status < 0 ? wc[i].status : IBC_ERR_REMOTE;
+		}
+		if (o->outstanding > 0)
+			o->outstanding--;
+		if (kind == CH_WR_READ)
+			o->read_done = 1;
+	}
+	return c->failed;
+}
+
+uint64_t ch_tx_space(const struct ibc_channel *c)
+{
+	uint64_t tail = atomic_load_explicit((const volatile _Atomic uint64_t *)c->tail_copy,
+					     memory_order_acquire);
+
+	return c->R - (c->head - tail);
+}
+
+int ch_tail_update(struct ibc_channel *c, uint64_t threshold)
+{
+	int rc;
+
+	if (c->tail - c->tail_sent < threshold || c->tail == c->tail_sent)
+		return IBC_OK;
+	rc = ch_write_word(c, CH_OFF_TAIL(c->R), c->tail);
+	if (rc == IBC_OK) {
+		c->tail_sent = c->tail;
+		c->cnt.tail_writes++;
+	}
+	return rc;
+}
+
+size_t ch_iov_total(const struct iovec *iov, int n)
+{
+	size_t t = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+size_t ch_iov_gather(void *dst, const struct iovec *iov, int n, size_t skip, size_t len)
+{
+	size_t done = 0;
+	int i;
+
+	for (i = 0; i < n && done < len; i++) {
+		size_t l = iov[i].iov_len, take;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		take = l - skip < len - done ? l - skip : len - done;
+		memcpy((char *)dst + done, (const char *)iov[i].iov_base + skip, take);
+		done += take;
+		skip = 0;
+	}
+	return done;
+}
+
+size_t ch_iov_scatter(const struct iovec *iov, int n, size_t skip, const void *src, size_t len)
+{
+	size_t done = 0;
+	int i;
+
+	for (i = 0; i < n && done < len; i++) {
+		size_t l = iov[i].iov_len, take;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		take = l - skip < len - done ? l - skip : len - done;
+		memcpy((char *)iov[i].iov_base + skip, (const char *)src + done, take);
+		done += take;
+		skip = 0;
+	}
+	return done;
+}
+
+/* -------------------------------------------------------- helpers ---- */
+
+static int xfer_all(struct ibc_channel *c, void *buf, size_t len, int64_t timeout_ns, int send)
+{
+	struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(timeout_ns);
+	unsigned long polls = 0;
+	size_t done = 0;
+	int rc = IBC_OK;
+
+	while (rc == IBC_OK && done < len) {
+		struct iovec v = { (char *)buf + done, len - done };
+		size_t got = 0;
+
+		rc = send ? ibc_channel_put(c, &v, 1, &got) : ibc_channel_get(c, &v, 1, &got);
+		done += got;
+		if (rc == IBC_OK && got == 0) {
+			ibc_wait_relax(c->x->wait, &polls);
+			if ((polls & 255) == 0) {
+				rc = ibc_xport_progress(c->x);
+				if (rc == IBC_OK)
+					rc = ibc_wait_check(&dl);
+			}
+		}
+	}
+	if (rc == IBC_ERR_TIMEOUT)
+		ibc_error("channel %s rank %d: %s %zu of %zu bytes with rank %d, then nothing",
+			  c->d->name, c->x->rank, send ? "sent" : "received", done, len, c->peer);
+	return rc;
+}
+
+int ibc_channel_send_all(struct ibc_channel *c, const void *buf, size_t len, int64_t timeout_ns)
+{
+	return xfer_all(c, (void *)buf, len, timeout_ns, 1);
+}
+
+int ibc_channel_recv_all(struct ibc_channel *c, void *buf, size_t len, int64_t timeout_ns)
+{
+	return xfer_all(c, buf, len, timeout_ns, 0);
+}

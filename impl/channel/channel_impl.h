@@ -1,0 +1,91 @@
+/* Internals of impl/channel/.  Not for use elsewhere. */
+#ifndef IBC_CHANNEL_IMPL_H
+#define IBC_CHANNEL_IMPL_H
+
+#include "channel/channel.h"
+#include "xport/xport.h"
+
+#include <stdint.h>
+
+#define CH_WRID_TAG 0xC4ull
+#define CH_MAX_LIVE 1024
+
+/* the endpoint's registered region: [ring | head copy | tail copy | zdone] */
+#define CH_OFF_HEAD(R) ((R))
+#define CH_OFF_TAIL(R) ((R) + 64)
+#define CH_OFF_ZDONE(R) ((R) + 128)
+#define CH_REGION(R) ((R) + 192)
+
+enum ch_wr_kind { CH_WR_SIGNALED = 1, CH_WR_READ = 2 };
+
+/* packet records: header word = len (32) | type (8) | seq (24); DATA and
+ * RNDV end with a trailer word = the full sequence number */
+enum ch_rec { CH_REC_DATA = 1, CH_REC_WRAP = 2, CH_REC_RNDV = 3 };
+
+struct ibc_channel {
+	const struct ibc_channel_design *d;
+	struct ibc_xport *x;
+	int peer, live;
+	struct ibc_channel_params p;
+	size_t R;
+	int ready, failed;
+	int64_t deadline_ns;
+	struct ibc_channel_counters cnt;
+	struct ibc_xport_mr *mr;           /* the region above */
+	struct ibc_xport_mr *stage;        /* R bytes of staging (what is written from) */
+	struct ibc_xport_rdesc peer_rd;    /* the peer's region */
+	unsigned char *ring;
+	volatile uint64_t *head_copy, *tail_copy, *zdone;
+	/* send side */
+	uint64_t head;        /* ring bytes used (monotonic) */
+	uint64_t tx_seq;      /* records sent */
+	uint32_t since_sig;   /* writes since the last signaled one */
+	uint32_t sig_every;
+	int outstanding;
+	/* zcopy send */
+	int z_pending;
+	const void *z_buf;
+	size_t z_len;
+	uint64_t z_seq;       /* rendezvous sent */
+	struct ibc_xport_mr *z_mr;
+	/* receive side */
+	uint64_t tail;        /* ring bytes freed (monotonic) */
+	uint64_t tail_sent;   /* last tail written to the peer */
+	uint64_t rx_seq;      /* next record expected */
+	size_t rx_off;        /* bytes of the current record delivered */
+	uint64_t z_done;      /* rendezvous read to the end */
+	int read_done;        /* the pending read's completion arrived */
+	struct ibc_regcache *rc;
+	int rc_own;
+};
+
+/* Posts one RDMA write of len bytes of local memory (lkey) to offset off of
+ * the peer's region; inline when it fits and asked for; signaled now and
+ * then (send queue slots). */
+int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, uint64_t off,
+	     int inl);
+/* An 8-byte value into the peer's region at off (inline). */
+int ch_write_word(struct ibc_channel *c, uint64_t off, uint64_t value);
+/* Polls completions once and routes them. */
+int ch_service(struct ibc_channel *c);
+/* Room left in the peer's ring. */
+uint64_t ch_tx_space(const struct ibc_channel *c);
+/* Copies up to len bytes of iov from byte offset skip into dst; returns how many. */
+size_t ch_iov_gather(void *dst, const struct iovec *iov, int n, size_t skip, size_t len);
+size_t ch_iov_scatter(const struct iovec *iov, int n, size_t skip, const void *src, size_t len);
+size_t ch_iov_total(const struct iovec *iov, int n);
+/* The receiver's lazy (or, threshold 0, immediate) tail update. */
+int ch_tail_update(struct ibc_channel *c, uint64_t threshold);
+
+/* channel_packet.c: the packet designs' put and get (maxpkt: payload per
+ * packet; zcopy: large puts by rendezvous) */
+int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,
+		  size_t maxpkt, int zcopy);
+int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered);
+
+extern const struct ibc_channel_design ibc_channel_basic;
+extern const struct ibc_channel_design ibc_channel_piggyback;
+extern const struct ibc_channel_design ibc_channel_pipeline;
+extern const struct ibc_channel_design ibc_channel_zcopy;
+
+#endif

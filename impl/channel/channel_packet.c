@@ -1,0 +1,288 @@
+/* The packet designs (piggyback, pipeline, zcopy): the ring holds records.
+ *
+ *   header word: payload length (32 bits) | type (8) | sequence (24)
+ *   payload, padded to 8 bytes
+ *   trailer word: the full sequence number
+ *
+ * A record is one RDMA write from the staging buffer, so its trailer lands
+ * last (xport.h's last-word rule): the receiver knows a record has arrived
+ * when the header names the sequence number it expects and the trailer
+ * holds it.  A record never straddles the ring's end: a WRAP header (one
+ * word) sends the receiver back to the start.  Sequence numbers make stale
+ * records of an earlier lap invisible, so nothing is ever cleared.
+ *
+ * zcopy: a RNDV record carries the address, length and rkey of the sender's
+ * buffer (registered through the cache); the receiver's get reads the data
+ * straight into its own buffers (RDMA read), and when it has read all of it,
+ * writes its count of finished rendezvous into the sender's zdone word; the
+ * sender's put returns 0 until then and the whole length after. */
+#include "channel/channel_impl.h"
+
+#include "core/log.h"
+#include "core/status.h"
+#include "core/timer.h"
+#include "core/wait.h"
+#include "regcache/regcache.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define PAD8(n) (((n) + 7) & ~(uint64_t)7)
+#define SEQ24(s) ((s) & 0xffffffull)
+
+struct rndv {
+	uint64_t addr, len;
+	uint32_t rkey, pad;
+};
+
+static uint64_t hdr_make(uint64_t len, unsigned type, uint64_t seq)
+{
+	return (len & 0xffffffffull) | ((uint64_t)type << 32) | (SEQ24(seq) << 40);
+}
+
+static uint64_t load_acq(const void *p)
+{
+	return atomic_load_explicit((const _Atomic uint64_t *)p, memory_order_acquire);
+}
+
+/* One record of len payload bytes (from iov at skip, or src) at the head. */
+static int record_write(struct ibc_channel *c, unsigned type, const struct iovec *iov, int n,
+			size_t skip, const void *src, uint64_t len)
+{
+	uint64_t pos = c->head % c->R, need = 16 + PAD8(len);
+	unsigned char *st = (unsigned char *)c->stage->addr + pos;
+	uint64_t hdr = hdr_make(len, type, c->tx_seq), trailer = c->tx_seq;
+	int rc;
+
+	memcpy(st, &hdr, 8);
+	if (src)
+		memcpy(st + 8, src, len);
+	else
+		ch_iov_gather(st + 8, iov, n, skip, len);
+	memset(st + 8 + len, 0, PAD8(len) - len);
+	memcpy(st + 8 + PAD8(len), &trailer, 8);
+	rc = ch_write(c, st, c->stage->lkey, need, pos, 1);
+	if (rc == IBC_OK) {
+		c->head += need;
+		c->tx_seq++;
+		c->cnt.packets++;
+	}
+	return rc;
+}
+
+/* Room for a record of need bytes at the head, writing a WRAP first when it
+ * would cross the end; 0 when the ring is too full. */
+static int record_room(struct ibc_channel *c, uint64_t need, int *rc)
+{
+	uint64_t pos = c->head % c->R, skip = c->R - pos < need ? c->R - pos : 0;
+
+	*rc = IBC_OK;
+	if (ch_tx_space(c) < skip + need)
+		return 0;
+	if (skip > 0) {
+		*rc = ch_write_word(c, pos, hdr_make(0, CH_REC_WRAP, c->tx_seq));
+		if (*rc)
+			return 0;
+		c->head += skip;
+		c->tx_seq++;
+	}
+	return 1;
+}
+
+static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *accepted)
+{
+	struct rndv r;
+	int rc;
+
+	if (c->z_pending) {
+		if (iov->iov_base != c->z_buf || iov->iov_len != c->z_len) {
+			ibc_error("channel zcopy rank %d: a put of another buffer while %zu bytes at "
+				  "%p are still being read", c->x->rank, c->z_len, c->z_buf);
+			return IBC_ERR_INVAL;
+		}
+		if (load_acq((const void *)c->zdone) < c->z_seq) {
+			c->cnt.put_full++;  /* not read yet (back-pressure): call again */
+			return IBC_OK;
+		}
+		ibc_regcache_put(c->rc, c->z_mr);
+		c->z_mr = NULL;
+		c->z_pending = 0;
+		*accepted = c->z_len;
+		return IBC_OK;
+	}
+	if (!record_room(c, 16 + PAD8(sizeof(r)), &rc)) {
+		if (rc == IBC_OK)
+			c->cnt.put_full++;
+		return rc;
+	}
+	rc = ibc_regcache_get(c->rc, iov->iov_base, iov->iov_len,
+			      IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_READ, &c->z_mr,
+			      NULL);
+	if (rc)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	r.addr = (uintptr_t)iov->iov_base;
+	r.len = iov->iov_len;
+	r.rkey = c->z_mr->rkey;
+	rc = record_write(c, CH_REC_RNDV, NULL, 0, 0, &r, sizeof(r));
+	if (rc == IBC_OK) {
+		c->z_pending = 1;
+		c->z_buf = iov->iov_base;
+		c->z_len = iov->iov_len;
+		c->z_seq++;
+	}
+	return rc;
+}
+
+int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,
+		  size_t maxpkt, int zcopy)
+{
+	size_t total = ch_iov_total(iov, n), done = 0;
+	int rc = IBC_OK;
+
+	if (zcopy && (c->z_pending || (n > 0 && iov[0].iov_len >= c->p.zcopy_bytes)))
+		return zcopy_put(c, iov, accepted);
+	maxpkt &= ~(size_t)7;
+	while (rc == IBC_OK && done < total) {
+		uint64_t len = total - done < maxpkt ? total - done : maxpkt;
+		uint64_t space = ch_tx_space(c);
+
+		/* a shorter record when that is what fits */
+		if (space < 16 + PAD8(len) && space > 24)
+			len = (space - 16) & ~(uint64_t)7;
+		if (!record_room(c, 16 + PAD8(len), &rc))
+			break;
+		rc = record_write(c, CH_REC_DATA, iov, n, done, NULL, len);
+		if (rc == IBC_OK)
+			done += len;
+	}
+	if (rc == IBC_OK && done == 0 && total > 0)
+		c->cnt.put_full++;
+	*accepted = done;
+	return rc;
+}
+
+/* The rendezvous' next part straight into iov (at most max_sge entries). */
+static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct iovec *iov, int n,
+		      size_t *got)
+{
+	struct ibc_xport_sge sge[IBC_XPORT_MAX_SGE];
+	struct ibc_xport_mr *mr[IBC_XPORT_MAX_SGE];
+	struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(c->deadline_ns);
+	uint64_t left = r->len - c->rx_off, want = 0;
+	unsigned long polls = 0;
+	int k = 0, i, rc = IBC_OK;
+
+	for (i = 0; i < n && k < (int)c->x->caps.max_sge && want < left; i++) {
+		uint64_t l = iov[i].iov_len < left - want ? iov[i].iov_len : left - want;
+
+		if (l == 0)
+			continue;
+		rc = ibc_regcache_get(c->rc, iov[i].iov_base, l, IBC_XPORT_ACCESS_LOCAL_WRITE, &mr[k],
+				      NULL);
+		if (rc)
+			break;
+		sge[k].addr = (uintptr_t)iov[i].iov_base;
+		sge[k].len = (uint32_t)l;
+		sge[k].lkey = mr[k]->lkey;
+		k++;
+		want += l;
+	}
+	if (rc == IBC_OK && k > 0) {
+		c->read_done = 0;
+		rc = ibc_xport_read(c->x, c->peer, sge, k, r->addr + c->rx_off, r->rkey,
+				    IBC_XPORT_WR_SIGNALED,
+				    (CH_WRID_TAG << 56) | ((uint64_t)(c->live & 0xffff) << 40) |
+					    ((uint64_t)CH_WR_READ << 32));
+		if (rc == IBC_OK)
+			c->outstanding++;
+		/* the data is there: waiting for the read is no wait for the peer */
+		while (rc == IBC_OK && !c->read_done) {
+			rc = ch_service(c);
+			if (rc == IBC_OK && !c->read_done) {
+				ibc_wait_relax(c->x->wait, &polls);
+				if ((polls & 255) == 0)
+					rc = ibc_wait_check(&dl);
+			}
+		}
+		c->cnt.zcopy_reads++;
+	}
+	for (i = 0; i < k; i++)
+		ibc_regcache_put(c->rc, mr[i]);
+	*got = rc == IBC_OK ? want : 0;
+	return rc;
+}
+
+int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered)
+{
+	size_t room = ch_iov_total(iov, n), done = 0;
+	int rc = IBC_OK;
+
+	while (rc == IBC_OK && done < room) {
+		uint64_t pos = c->tail % c->R, hdr = load_acq(c->ring + pos), len, need;
+		unsigned type = (unsigned)((hdr >> 32) & 0xff);
+		const unsigned char *payload = c->ring + pos + 8;
+
+		if ((hdr >> 40) != SEQ24(c->rx_seq))
+			break;                        /* nothing new */
+		if (type == CH_REC_WRAP) {
+			c->tail += c->R - pos;
+			c->rx_seq++;
+			continue;
+		}
+		len = hdr & 0xffffffffull;
+		need = 16 + PAD8(len);
+		if (pos + need > c->R || (type != CH_REC_DATA && type != CH_REC_RNDV)) {
+			ibc_error("channel %s rank %d: a malformed record from rank %d (type %u, %llu "
+				  "bytes at %llu)", c->d->name, c->x->rank, c->peer, type,
+				  (unsigned long long)len, (unsigned long long)pos);
+			return IBC_ERR_PROTO;
+		}
+		if (load_acq(payload + PAD8(len)) != c->rx_seq)
+			break;                        /* still landing */
+		if (type == CH_REC_DATA) {
+			size_t take = len - c->rx_off < room - done ? len - c->rx_off : room - done;
+
+			ch_iov_scatter(iov, n, done, payload + c->rx_off, take);
+			c->rx_off += take;
+			done += take;
+			if (c->rx_off < len)
+				break;                /* the caller's buffers are full */
+		} else {
+			struct rndv r;
+			struct iovec sub[IBC_XPORT_MAX_SGE];
+			int ns = 0, i;
+			size_t skip = done, got = 0;
+
+			memcpy(&r, payload, sizeof(r));
+			/* the caller's buffers from offset done */
+			for (i = 0; i < n && ns < IBC_XPORT_MAX_SGE; i++) {
+				if (skip >= iov[i].iov_len) {
+					skip -= iov[i].iov_len;
+					continue;
+				}
+				sub[ns].iov_base = (char *)iov[i].iov_base + skip;
+				sub[ns++].iov_len = iov[i].iov_len - skip;
+				skip = 0;
+			}
+			rc = zcopy_read(c, &r, sub, ns, &got);
+			if (rc)
+				break;
+			c->rx_off += got;
+			done += got;
+			if (c->rx_off < r.len)
+				break;
+			c->z_done++;
+			rc = ch_write_word(c, CH_OFF_ZDONE(c->R), c->z_done);
+			if (rc)
+				break;
+		}
+		c->tail += need;
+		c->rx_seq++;
+		c->rx_off = 0;
+	}
+	*delivered = done;
+	if (rc == IBC_OK)
+		rc = ch_tail_update(c, c->p.lazy_bytes);
+	return rc;
+}

@@ -1,0 +1,281 @@
+/* impl/channel: every design, two ranks (fork bootstrap), both directions
+ * at once, byte-exact:
+ *   - a stream of random put and get iovec splits with random delays;
+ *   - a receiver that stops reading for a while: the sender must see
+ *     back-pressure (puts accepting nothing), never corruption;
+ *   - a ring filled to the brim, then drained;
+ *   - a small ring (4 KiB) and many laps, so the wrap falls at every offset;
+ *   - a mutant of basic that publishes the head before the data must fail.
+ *
+ * Environment: IBC_TEST_XPORT (default shm; verbs in the guest),
+ * IBC_TEST_CHANNEL_BYTES (bytes per direction per case, default 1 MiB). */
+#include "boot/boot.h"
+#include "channel/channel.h"
+#include "core/status.h"
+#include "core/timer.h"
+#include "xport/xport.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *backend = "shm";
+static size_t stream_bytes = 1 << 20;
+
+struct tcase {
+	const char *design;
+	size_t ring;
+	enum ibc_channel_mutant mutant;
+	int stall;           /* rank 1 stops reading for a while */
+	int brim;            /* fill the ring to the brim first */
+};
+
+struct report {
+	int32_t rc;
+	uint32_t pad;
+	uint64_t bad;        /* wrong bytes received */
+	uint64_t first_bad;  /* stream offset of the first */
+	uint64_t got;        /* bytes received */
+	uint64_t put_full;   /* puts that accepted nothing */
+	uint64_t brim;       /* bytes accepted before the first full put */
+};
+
+static unsigned char stream_byte(int from, uint64_t i)
+{
+	uint64_t z = ((uint64_t)from << 56) ^ (i >> 3) ^ 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (unsigned char)(z >> (8 * (i & 7)));
+}
+
+/* up to 4 entries over [base, base + len) at random cut points */
+static int split(unsigned *seed, unsigned char *base, size_t len, struct iovec *v)
+{
+	int n = 1 + rand_r(seed) % 4, i;
+	size_t off = 0;
+
+	for (i = 0; i < n && off < len; i++) {
+		size_t l = i == n - 1 ? len - off : (size_t)rand_r(seed) % (len - off + 1);
+
+		v[i].iov_base = base + off;
+		v[i].iov_len = l;
+		off += l;
+	}
+	if (off < len) {
+		v[i].iov_base = base + off;
+		v[i].iov_len = len - off;
+		i++;
+	}
+	return i;
+}
+
+static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct report *rep)
+{
+	struct ibc_xport_params xp;
+	struct ibc_xport *x = NULL;
+	struct ibc_channel_params cp;
+	struct ibc_channel *ch = NULL;
+	struct ibc_channel_counters cnt;
+	unsigned char *out = malloc(stream_bytes), *in = malloc(stream_bytes);
+	unsigned seed = 4242u + 77u * (unsigned)boot->rank;
+	uint64_t sent = 0, got = 0, i;
+	struct iovec pv[5];
+	int pn = 0, rc, rc2, peer = 1 - boot->rank, stalled = 0, agreed;
+	size_t pend = 0;     /* bytes of the pending split */
+	double t0, stall_until = 0;
+	int64_t deadline;
+
+	if (out == NULL || in == NULL)
+		return IBC_ERR_NOMEM;
+	for (i = 0; i < stream_bytes; i++)
+		out[i] = stream_byte(boot->rank, i);
+	ibc_xport_params_init(&xp);
+	xp.backend = backend;
+	xp.wait = IBC_WAIT_SPIN_YIELD;
+	rc = ibc_xport_open(boot, &xp, &x);
+	if (rc)
+		return rc;
+	ibc_channel_params_init(&cp);
+	cp.ring_bytes = tc->ring;
+	cp.chunk_bytes = tc->ring / 8;
+	cp.zcopy_bytes = tc->ring / 4;
+	cp.mutant = tc->mutant;
+	cp.deadline_s = 20;
+	rc = ibc_channel_create(x, tc->design, peer, &cp, &ch);
+	if (rc == IBC_OK)
+		rc = ibc_channel_setup(ch);
+	if (rc == IBC_OK)
+		rc = ibc_boot_barrier(boot);
+	/* to the brim: rank 0 puts until a put accepts nothing, rank 1 waits */
+	if (rc == IBC_OK && tc->brim) {
+		if (boot->rank == 0) {
+			size_t acc = 1;
+
+			while (rc == IBC_OK && acc > 0 && sent < stream_bytes) {
+				struct iovec v = { out + sent, 64 };
+
+				rc = ibc_channel_put(ch, &v, 1, &acc);
+				sent += acc;
+			}
+			rep->brim = sent;
+		}
+		if (rc == IBC_OK)
+			rc = ibc_boot_barrier(boot);
+	}
+	t0 = ibc_timer_now_us();
+	deadline = 60000000; /* us */
+	while (rc == IBC_OK && (sent < stream_bytes || got < stream_bytes)) {
+		size_t acc = 0, n = 0;
+		double now = ibc_timer_now_us();
+
+		if (now - t0 > (double)deadline) {
+			rc = IBC_ERR_TIMEOUT;
+			break;
+		}
+		if (sent < stream_bytes) {
+			if (pend == 0) {
+				size_t want = 1 + (size_t)rand_r(&seed) % (3 * tc->ring / 2);
+
+				if (want > stream_bytes - sent)
+					want = stream_bytes - sent;
+				pn = split(&seed, out + sent, want, pv);
+				pend = want;
+			}
+			rc = ibc_channel_put(ch, pv, pn, &acc);
+			sent += acc;
+			if (acc > 0)
+				pend = 0;   /* a new split of what is left next time */
+		}
+		/* rank 1 stops reading once, for 30 ms, a quarter of the way in */
+		if (tc->stall && boot->rank == 1 && !stalled && got > stream_bytes / 4) {
+			stalled = 1;
+			stall_until = now + 30000;
+		}
+		if (rc == IBC_OK && got < stream_bytes && now >= stall_until) {
+			size_t want = 1 + (size_t)rand_r(&seed) % (2 * tc->ring);
+			struct iovec gv[5];
+			int gn;
+
+			if (want > stream_bytes - got)
+				want = stream_bytes - got;
+			gn = split(&seed, in + got, want, gv);
+			rc = ibc_channel_get(ch, gv, gn, &n);
+			got += n;
+		}
+		if (rand_r(&seed) % 64 == 0)
+			ibc_timer_spin_us((double)(rand_r(&seed) % 20));
+		if (acc == 0 && n == 0)
+			(void)ibc_xport_progress(x);
+	}
+	rep->got = got;
+	for (i = 0; i < got; i++)
+		if (in[i] != stream_byte(peer, i)) {
+			if (rep->bad == 0)
+				rep->first_bad = i;
+			rep->bad++;
+		}
+	if (ch) {
+		ibc_channel_counters_get(ch, &cnt);
+		rep->put_full = cnt.put_full;
+	}
+	/* both ranks close together, also after a failure */
+	if (ibc_boot_agree(boot, rc, &agreed) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_IO;
+	rc2 = ibc_channel_destroy(ch);
+	if (rc == IBC_OK)
+		rc = rc2;
+	rc2 = ibc_xport_close(x);
+	free(out);
+	free(in);
+	return rc ? rc : rc2;
+}
+
+static void run_case(const struct tcase *tc, struct report all[2])
+{
+	struct ibc_boot *boot = NULL;
+	struct report mine;
+	int rc;
+
+	memset(all, 0, 2 * sizeof(*all));
+	memset(&mine, 0, sizeof(mine));
+	fflush(stdout);
+	rc = ibc_boot_fork_open(2, &boot);
+	if (rc) {
+		all[0].rc = rc;
+		return;
+	}
+	mine.rc = rank_body(boot, tc, &mine);
+	if (ibc_boot_allgather(boot, &mine, all, sizeof(mine)) != IBC_OK)
+		all[0].rc = IBC_ERR_IO;
+	if (boot->rank != 0) {
+		(void)ibc_boot_close(boot);
+		_exit(mine.rc ? 1 : 0);
+	}
+	(void)ibc_boot_close(boot);
+}
+
+static void check_case(const struct tcase *tc, const char *what)
+{
+	struct report r[2];
+	int ok;
+
+	run_case(tc, r);
+	ok = r[0].rc == IBC_OK && r[1].rc == IBC_OK && r[0].bad == 0 && r[1].bad == 0 &&
+	     r[0].got == stream_bytes && r[1].got == stream_bytes;
+	if (!ok)
+		tap_diag("%s: rc %s/%s, received %llu/%llu, wrong %llu (first at %llu) / %llu",
+			 tc->design, ibc_status_str(r[0].rc), ibc_status_str(r[1].rc),
+			 (unsigned long long)r[0].got, (unsigned long long)r[1].got,
+			 (unsigned long long)r[0].bad, (unsigned long long)r[0].first_bad,
+			 (unsigned long long)r[1].bad);
+	tap_ok(ok, "%s, ring %zu B, %s: %zu bytes each way, byte-exact", tc->design, tc->ring, what,
+	       stream_bytes);
+	if (tc->stall)
+		tap_ok(r[0].put_full > 0, "%s: while the receiver stalls, puts see back-pressure "
+		       "(%llu full puts)", tc->design, (unsigned long long)r[0].put_full);
+	if (tc->brim)
+		tap_ok(r[0].brim > tc->ring / 2 && r[0].brim <= tc->ring,
+		       "%s: the ring took %llu bytes to the brim (ring %zu), then refused",
+		       tc->design, (unsigned long long)r[0].brim, tc->ring);
+}
+
+int main(void)
+{
+	const char *e = getenv("IBC_TEST_XPORT");
+	size_t d;
+
+	if (e && *e)
+		backend = e;
+	if ((e = getenv("IBC_TEST_CHANNEL_BYTES")) && *e)
+		stream_bytes = (size_t)strtoull(e, NULL, 10);
+	tap_plan_none();
+	for (d = 0; d < ibc_channel_design_count(); d++) {
+		const char *name = ibc_channel_design_get(d)->name;
+		struct tcase tc = { .design = name, .ring = 65536 };
+
+		check_case(&tc, "random splits and delays");
+		tc.stall = 1;
+		check_case(&tc, "the receiver stalls");
+		tc.stall = 0;
+		tc.brim = 1;
+		check_case(&tc, "filled to the brim first");
+		tc.brim = 0;
+		tc.ring = 4096;
+		check_case(&tc, "4 KiB ring, the wrap at every offset");
+	}
+	{
+		struct tcase tc = { .design = "basic", .ring = 65536,
+				    .mutant = IBC_CHANNEL_MUTANT_HEAD_FIRST };
+		struct report r[2];
+
+		run_case(&tc, r);
+		tap_ok(r[0].bad + r[1].bad > 0 || r[0].rc != IBC_OK || r[1].rc != IBC_OK,
+		       "mutant: basic publishing the head before the data is caught (%llu wrong bytes)",
+		       (unsigned long long)(r[0].bad + r[1].bad));
+	}
+	return tap_done();
+}
