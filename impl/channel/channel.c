@@ -193,8 +193,16 @@ int ibc_channel_destroy(struct ibc_channel *c)
 	if (c == NULL)
 		return IBC_OK;
 	/* nothing may still read the staging buffer or the user's buffers */
-	while (rc == IBC_OK && c->ready && !c->failed && c->outstanding > 0)
-		rc = ch_service(c);
+	if (c->ready && !c->failed) {
+		struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(c->deadline_ns);
+
+		while (rc == IBC_OK && c->outstanding > 0) {
+			rc = ch_service(c);
+			if (rc == IBC_OK && c->outstanding > 0 && (rc = ibc_wait_check(&dl)) != IBC_OK)
+				ibc_error("channel %s rank %d: %d writes never completed", c->d->name,
+					  c->x->rank, c->outstanding);
+		}
+	}
 	if (c->z_mr)
 		ibc_regcache_put(c->rc, c->z_mr);
 	if (c->mr)
@@ -230,7 +238,8 @@ int ibc_channel_put(struct ibc_channel *c, const struct iovec *iov, int n, size_
 		c->cnt.puts++;
 		c->cnt.bytes_put += *accepted;
 	}
-	if (rc == IBC_OK)
+	/* completions come only of signaled writes and reads */
+	if (rc == IBC_OK && c->outstanding > 0)
 		rc = ch_service(c);
 	if (rc && !c->failed)
 		c->failed = rc;
@@ -313,6 +322,31 @@ int ch_write_word(struct ibc_channel *c, uint64_t off, uint64_t value)
 	return ch_write(c, &value, 0, 8, off, 1);
 }
 
+int ibc_channel_completion(const struct ibc_xport_wc *wc)
+{
+	uint64_t id = wc->wr_id;
+	unsigned slot = (unsigned)((id >> 40) & 0xffff), kind = (unsigned)((id >> 32) & 0xff);
+	struct ibc_channel *o = (id >> 56) == CH_WRID_TAG && slot < CH_MAX_LIVE ? live[slot] : NULL;
+
+	if ((id >> 56) != CH_WRID_TAG)
+		return 0;
+	if (o == NULL) {
+		ibc_debug("channel: a completion of a destroyed channel dropped");
+		return 1;
+	}
+	if (wc->status != IBC_OK) {
+		ibc_error("channel %s rank %d: %s to rank %d failed: %s", o->d->name, o->x->rank,
+			  ibc_xport_opcode_name(wc->opcode), o->peer, wc->reason ? wc->reason : "?");
+		if (!o->failed)
+			o->failed = wc->status < 0 ? wc->status : IBC_ERR_REMOTE;
+	}
+	if (o->outstanding > 0)
+		o->outstanding--;
+	if (kind == CH_WR_READ)
+		o->read_done = 1;
+	return 1;
+}
+
 int ch_service(struct ibc_channel *c)
 {
 	struct ibc_xport_wc wc[16];
@@ -321,28 +355,10 @@ int ch_service(struct ibc_channel *c)
 	rc = ibc_xport_cq_poll(c->x, IBC_XPORT_CQ_SEND, 16, wc, &n);
 	if (rc)
 		return rc;
-	for (i = 0; i < n; i++) {
-		uint64_t id = wc[i].wr_id;
-		unsigned slot = (unsigned)((id >> 40) & 0xffff), kind = (unsigned)((id >> 32) & 0xff);
-		struct ibc_channel *o = (id >> 56) == CH_WRID_TAG && slot < CH_MAX_LIVE ? live[slot]
-											: NULL;
-
-		if (o == NULL) {
-			ibc_debug("channel: a completion not of a live channel dropped");
-			continue;
-		}
-		if (wc[i].status != IBC_OK) {
-			ibc_error("channel %s rank %d: %s to rank %d failed: %s", o->d->name,
-				  o->x->rank, ibc_xport_opcode_name(wc[i].opcode), o->peer,
-				  wc[i].reason ? wc[i].reason : "?");
-			if (!o->failed)
-				o->failed = wc[i].status < 0 ? wc[i].status : IBC_ERR_REMOTE;
-		}
-		if (o->outstanding > 0)
-			o->outstanding--;
-		if (kind == CH_WR_READ)
-			o->read_done = 1;
-	}
+	for (i = 0; i < n; i++)
+		if (!ibc_channel_completion(&wc[i]))
+			ibc_warn("channel: a completion not of a channel (wr_id %#llx) dropped",
+				 (unsigned long long)wc[i].wr_id);
 	return c->failed;
 }
 

@@ -47,6 +47,7 @@
 #include <sys/uio.h>
 
 struct ibc_xport;
+struct ibc_xport_wc;
 struct ibc_regcache;
 struct ibc_channel;
 
@@ -103,6 +104,10 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 int ibc_channel_setup(struct ibc_channel *c);        /* collective */
 int ibc_channel_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted);
 int ibc_channel_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered);
+/* Someone else who polls the transport's send queue (e.g. a benchmark's
+ * own writes) hands each completion it does not own to the channel that
+ * posted it: 1 when it was a channel's, else 0. */
+int ibc_channel_completion(const struct ibc_xport_wc *wc);
 /* Reaps completions; put and get call it. */
 int ibc_channel_progress(struct ibc_channel *c);
 int ibc_channel_destroy(struct ibc_channel *c);      /* collective; frees c */

@@ -58,6 +58,19 @@ const struct ibc_suite ibc_suites[] = {
 		.factor_ref = "mpi",
 		.needs_verbs = 0,
 	},
+	{
+		.name = "channel",
+		.description = "the MPICH2 RDMA channel of Liu et al.: put/get in the designs "
+			       "basic, piggyback, pipeline, zcopy; latency, bandwidth, sweeps",
+		.bench = "ibchar-channel",
+		.launcher = "fork",
+		.default_ranks = "2",
+		.variants = "basic,piggyback,pipeline,zcopy,rdma-write (and -bw, -bibw, sweeps)",
+		.list_args = "--list",
+		.min_ranks = 2,
+		.max_ranks = 2,
+		.needs_verbs = 0,
+	},
 };
 
 const size_t ibc_suites_count = sizeof(ibc_suites) / sizeof(ibc_suites[0]);

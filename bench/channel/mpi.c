@@ -1,0 +1,111 @@
+/* ibchar-channel-<mpi>: the channel suite bootstrapped by the host MPI, so
+ * the channel's designs and the MPI's point to point run interleaved on the
+ * same two processes:
+ *
+ *   mpi     ping-pong latency (as osu_latency: MPI_Send / MPI_Recv; RTT/2)
+ *   mpi-bw  windowed bandwidth (as osu_bw: a window of MPI_Isend against
+ *           MPI_Irecv, then a 4-byte ack); time per message
+ *
+ * Rows of these variants have impl=<mpi>. */
+#include "boot/boot.h"
+#include "channel/channel_suite.h"
+#include "core/log.h"
+#include "core/status.h"
+#include "harness/harness.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef IBC_MPI_NAME
+#define IBC_MPI_NAME "mpi"
+#endif
+
+#define TAG_DATA 0xc4a
+#define TAG_ACK 0xc4b
+#define MAX_WINDOW 64
+
+static int rank;
+
+static int mpi_err(const char *what, int err)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS)
+		snprintf(msg, sizeof(msg), "MPI error %d", err);
+	ibc_error("channel mpi: %s: %s", what, msg);
+	return IBC_ERR_REMOTE;
+}
+
+static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long window)
+{
+	MPI_Request req[MAX_WINDOW];
+	MPI_Status st[MAX_WINDOW];
+	int n = (int)bytes, peer = 1 - rank, err = MPI_SUCCESS, ack = 0;
+	long k;
+
+	(void)ctx;
+	if (bytes > INT_MAX || window > MAX_WINDOW) {
+		ibc_error("channel mpi: %zu bytes, window %ld: beyond the kernel", bytes, window);
+		return IBC_ERR_INVAL;
+	}
+	if (window == 0) { /* ping-pong; rank 1 echoes what came */
+		if (rank == 0) {
+			err = MPI_Send(sbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD);
+			if (err == MPI_SUCCESS)
+				err = MPI_Recv(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD,
+					       MPI_STATUS_IGNORE);
+		} else {
+			err = MPI_Recv(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD,
+				       MPI_STATUS_IGNORE);
+			if (err == MPI_SUCCESS)
+				err = MPI_Send(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD);
+		}
+		return err == MPI_SUCCESS ? IBC_OK : mpi_err("ping-pong", err);
+	}
+	for (k = 0; k < window && err == MPI_SUCCESS; k++)
+		err = rank == 0 ? MPI_Isend(sbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &req[k])
+				: MPI_Irecv(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &req[k]);
+	if (err == MPI_SUCCESS)
+		err = MPI_Waitall((int)window, req, st);
+	if (err == MPI_SUCCESS)
+		err = rank == 0 ? MPI_Recv(&ack, 1, MPI_INT, peer, TAG_ACK, MPI_COMM_WORLD,
+					   MPI_STATUS_IGNORE)
+				: MPI_Send(&ack, 1, MPI_INT, peer, TAG_ACK, MPI_COMM_WORLD);
+	return err == MPI_SUCCESS ? IBC_OK : mpi_err("windowed bandwidth", err);
+}
+
+static int boot_open(int *argc, char ***argv, struct ibc_boot **out)
+{
+	int rc = ibc_boot_mpi_open(argc, argv, out);
+
+	if (rc == IBC_OK)
+		rank = (*out)->rank;
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct ibc_channel_suite_fn fns[2] = {
+		{ mpi_kernel, NULL, 0 }, { mpi_kernel, NULL, 1 },
+	};
+	static char version[256];
+	struct ibc_suite_variant vars[2];
+	struct ibc_suite_ext ext = {
+		.prog_suffix = "-" IBC_MPI_NAME,
+		.boot_open = boot_open,
+		.variants = vars,
+		.nvariants = 2,
+		.mpi_version = version,
+	};
+
+	vars[0] = ibc_channel_suite_fn_variant("mpi", IBC_MPI_NAME,
+					       "ping-pong latency, as osu_latency (RTT/2)", &fns[0]);
+	vars[1] = ibc_channel_suite_fn_variant("mpi-bw", IBC_MPI_NAME,
+					       "windowed bandwidth, as osu_bw; time per message",
+					       &fns[1]);
+	ibc_harness_mpi_version(version, sizeof(version));
+	return ibc_suite_main(&ibc_channel_suite, &ext, argc, argv);
+}
