@@ -1,0 +1,73 @@
+#!/bin/sh
+# `ibchar run channel` end to end on shm: every variant writes a validated
+# row (--validate checks the bytes), the designs' counters say what they
+# did (basic writes a head pointer per put, piggyback none; zcopy reads),
+# N = 3 is refused for the two-rank suite; with the Open MPI build, mpi and
+# mpi-bw rows beside the designs; the figures, whose plotted latency is the
+# CSV's p50.
+. "$(dirname "$0")/../lib/tap.sh"
+IBCHAR=$BUILD/bin/ibchar
+tap_need "$IBCHAR"
+tap_tmp chan
+echo "1..8"
+
+timeout 300 "$IBCHAR" run channel --ranks 2 --sizes 8,65536 --iters 100 --validate --xport shm \
+	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
+ok $rc "ibchar run channel --validate exits 0"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -10
+want=$("$BUILD/bin/ibchar-channel" --list | wc -l)
+got=$(awk -F, 'NR > 1 && $2 == "channel" && $26 ~ /valid=1/ { print $3 }' "$tmp/a/results.csv" |
+	sort -u | wc -l)
+[ "$got" -eq "$want" ] && [ "$want" -ge 20 ]; ok $? "... every variant validated ($got of $want)"
+awk -F, 'NR > 1 && $3 == "basic" && $10 == 8 && $26 ~ /head_writes=[1-9]/ { b = 1 }
+	 NR > 1 && $3 == "piggyback" && $10 == 8 && $26 ~ /head_writes=0;/ { p = 1 }
+	 NR > 1 && $3 == "zcopy" && $10 == 65536 && $26 ~ /zcopy_reads=[1-9]/ { z = 1 }
+	 END { exit !(b && p && z) }' "$tmp/a/results.csv"
+ok $? "... basic writes head pointers, piggyback none, zcopy reads at 64 KiB"
+"$IBCHAR" run channel --ranks 3 --out "$tmp/n3" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -ne 0 ] && grep -q "channel" "$tmp/err"; ok $? "N = 3 is refused for the two-rank suite (exit $rc)"
+
+if [ -x "$BUILD/bin/ibchar-channel-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>&1; then
+	timeout 300 "$IBCHAR" run channel --mpi openmpi --ranks 2 --sizes 8,65536 --iters 100 \
+		--variants piggyback,piggyback-bw,mpi,mpi-bw --validate --xport shm --out "$tmp/b" \
+		>"$tmp/sum" 2>"$tmp/err"; rc=$?
+	cnt=$(grep -c ',channel,mpi.*,openmpi,.*valid=1' "$tmp/b/results.csv" 2>/dev/null)
+	[ $rc -eq 0 ] && [ "$cnt" -eq 4 ]
+	ok $? "--mpi openmpi: mpi and mpi-bw rows beside the designs, validated ($cnt of 4)"
+else
+	echo "ok 5 # SKIP no Open MPI build"
+fi
+
+PY=
+for c in ${IBC_PYTHON:-} python3 /usr/bin/python3; do
+	if "$c" -c 'import matplotlib' >/dev/null 2>&1; then PY=$c; break; fi
+done
+if [ -n "$PY" ]; then
+	IBC_PYTHON=$PY "$IBCHAR" plot "$tmp/a" >"$tmp/plot" 2>&1
+	[ -s "$tmp/a/channel_latency.png" ] && [ -s "$tmp/a/channel_sweep.png" ]
+	ok $? "ibchar plot draws channel_latency and channel_sweep"
+	"$PY" - "$tmp/a" <<'PYEOF'
+import csv, sys
+d = sys.argv[1]
+want = {(r["variant"], int(r["bytes"])): float(r["p50_us"])
+        for r in csv.DictReader(open(d + "/results.csv"))
+        if r["suite"] == "channel" and r["variant"] in ("basic", "piggyback", "zcopy")}
+got = {(r["series"], int(r["x"])): float(r["y"])
+       for r in csv.DictReader(open(d + "/channel_latency.data.csv")) if r["panel"].startswith("latency")}
+sys.exit(0 if want and all(abs(got.get(k, -1) - v) < 1e-9 for k, v in want.items()) else 1)
+PYEOF
+	ok $? "... the plotted latencies are the CSV's p50"
+	"$PY" - "$tmp/a" <<'PYEOF'
+import csv, sys
+d = sys.argv[1]
+want = {(r["variant"], int(r["bytes"])): int(r["bytes"]) / float(r["p50_us"])
+        for r in csv.DictReader(open(d + "/results.csv"))
+        if r["suite"] == "channel" and r["variant"] == "pipeline-bw"}
+got = {(r["series"].split(" ")[0], int(r["x"])): float(r["y"])
+       for r in csv.DictReader(open(d + "/channel_sweep.data.csv"))}
+sys.exit(0 if want and all(abs(got.get(k, -1) - v) < 1e-6 * v for k, v in want.items()) else 1)
+PYEOF
+	ok $? "... the plotted bandwidths are bytes / the CSV's time per message"
+else
+	echo "ok 6 # SKIP no matplotlib"; echo "ok 7 # SKIP no matplotlib"; echo "ok 8 # SKIP no matplotlib"
+fi
