@@ -2,6 +2,7 @@
 # `ibchar run channel` end to end on shm: every variant writes a validated
 # row (--validate checks the bytes), the designs' counters say what they
 # did (basic writes a head pointer per put, piggyback none; zcopy reads),
+# the connection table (a measured row; Table 4.1 computed to 64 K),
 # N = 3 is refused for the two-rank suite; with the Open MPI build, mpi and
 # mpi-bw rows beside the designs; the figures, whose plotted latency is the
 # CSV's p50.
@@ -9,7 +10,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR"
 tap_tmp chan
-echo "1..8"
+echo "1..10"
 
 timeout 300 "$IBCHAR" run channel --ranks 2 --sizes 8,65536 --iters 100 --validate --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -24,6 +25,11 @@ awk -F, 'NR > 1 && $3 == "basic" && $10 == 8 && $26 ~ /head_writes=[1-9]/ { b = 
 	 NR > 1 && $3 == "zcopy" && $10 == 65536 && $26 ~ /zcopy_reads=[1-9]/ { z = 1 }
 	 END { exit !(b && p && z) }' "$tmp/a/results.csv"
 ok $? "... basic writes head pointers, piggyback none, zcopy reads at 64 KiB"
+grep -q '^measured,shm,1,2,2,' "$tmp/a/channel-conn.csv"
+ok $? "... channel-conn.csv holds the row measured on the transport"
+grep -q '^computed,shm,1024,64,65536,rc-all,65535,0,' "$tmp/a/channel-conn.csv" &&
+	grep -q '^computed,shm,1024,64,65536,xrc,1024,1,' "$tmp/a/channel-conn.csv"
+ok $? "... and Table 4.1 to 64 K processes: RC n c - 1 = 65535, XRC n = 1024 per process"
 "$IBCHAR" run channel --ranks 3 --out "$tmp/n3" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -ne 0 ] && grep -q "channel" "$tmp/err"; ok $? "N = 3 is refused for the two-rank suite (exit $rc)"
 
@@ -35,7 +41,7 @@ if [ -x "$BUILD/bin/ibchar-channel-openmpi" ] && command -v mpirun.openmpi >/dev
 	[ $rc -eq 0 ] && [ "$cnt" -eq 4 ]
 	ok $? "--mpi openmpi: mpi and mpi-bw rows beside the designs, validated ($cnt of 4)"
 else
-	echo "ok 5 # SKIP no Open MPI build"
+	echo "ok 7 # SKIP no Open MPI build"
 fi
 
 PY=
@@ -44,8 +50,9 @@ for c in ${IBC_PYTHON:-} python3 /usr/bin/python3; do
 done
 if [ -n "$PY" ]; then
 	IBC_PYTHON=$PY "$IBCHAR" plot "$tmp/a" >"$tmp/plot" 2>&1
-	[ -s "$tmp/a/channel_latency.png" ] && [ -s "$tmp/a/channel_sweep.png" ]
-	ok $? "ibchar plot draws channel_latency and channel_sweep"
+	[ -s "$tmp/a/channel_latency.png" ] && [ -s "$tmp/a/channel_sweep.png" ] &&
+		[ -s "$tmp/a/channel_conn.png" ]
+	ok $? "ibchar plot draws channel_latency, channel_sweep and channel_conn"
 	"$PY" - "$tmp/a" <<'PYEOF'
 import csv, sys
 d = sys.argv[1]
@@ -69,5 +76,5 @@ sys.exit(0 if want and all(abs(got.get(k, -1) - v) < 1e-6 * v for k, v in want.i
 PYEOF
 	ok $? "... the plotted bandwidths are bytes / the CSV's time per message"
 else
-	echo "ok 6 # SKIP no matplotlib"; echo "ok 7 # SKIP no matplotlib"; echo "ok 8 # SKIP no matplotlib"
+	echo "ok 8 # SKIP no matplotlib"; echo "ok 9 # SKIP no matplotlib"; echo "ok 10 # SKIP no matplotlib"
 fi
