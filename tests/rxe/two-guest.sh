@@ -127,6 +127,15 @@ check_alltoall_n2() {
 	return "$rc"
 }
 
+# the channel suite across the guests (each ring in the other guest's memory)
+CHECKS+=(channel_n2)
+check_channel_n2() {
+	local rc=0
+	suite_n2 "$1" channel 23 --sizes 8,65536 --iters 100 --warmup 10 --budget 5 || rc=$?
+	rm -rf "$out"
+	return "$rc"
+}
+
 # --- driver -------------------------------------------------------------
 : "${IBC_VM_IP:=$( [ "$NODE" = 1 ] && echo 10.0.0.1 || echo 10.0.0.2)}"
 log=$(mktemp)
