@@ -56,7 +56,7 @@ int ibc_channel_usable(const struct ibc_channel_design *d, const struct ibc_xpor
 		why = dummy;
 		cap = sizeof(dummy);
 	}
-	if (x->caps.max_inline < 8) {
+	if (x->caps.max_inline < 16) {
 		snprintf(why, cap, "the channel writes its pointers inline; %s inlines nothing",
 			 x->caps.device);
 		return IBC_ERR_UNSUPPORTED;

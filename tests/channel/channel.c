@@ -30,6 +30,8 @@ struct tcase {
 	enum ibc_channel_mutant mutant;
 	int stall;           /* rank 1 stops reading for a while */
 	int brim;            /* fill the ring to the brim first */
+	int constant;        /* every byte 0x01 (payload that looks like headers), puts of
+				1..16 bytes: more than 2^16 records */
 };
 
 struct report {
@@ -42,8 +44,12 @@ struct report {
 	uint64_t brim;       /* bytes accepted before the first full put */
 };
 
+static int constant_bytes;
+
 static unsigned char stream_byte(int from, uint64_t i)
 {
+	if (constant_bytes)
+		return 1;
 	uint64_t z = ((uint64_t)from << 56) ^ (i >> 3) ^ 0x9e3779b97f4a7c15ull;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -138,7 +144,8 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 		}
 		if (sent < stream_bytes) {
 			if (pend == 0) {
-				size_t want = 1 + (size_t)rand_r(&seed) % (3 * tc->ring / 2);
+				size_t want = 1 + (size_t)rand_r(&seed) %
+							  (tc->constant ? 16 : 3 * tc->ring / 2);
 
 				if (want > stream_bytes - sent)
 					want = stream_bytes - sent;
@@ -202,6 +209,7 @@ static void run_case(const struct tcase *tc, struct report all[2])
 
 	memset(all, 0, 2 * sizeof(*all));
 	memset(&mine, 0, sizeof(mine));
+	constant_bytes = tc->constant;
 	fflush(stdout);
 	rc = ibc_boot_fork_open(2, &boot);
 	if (rc) {
@@ -266,6 +274,8 @@ int main(void)
 		tc.brim = 0;
 		tc.ring = 4096;
 		check_case(&tc, "4 KiB ring, the wrap at every offset");
+		tc.constant = 1;
+		check_case(&tc, "payload bytes that look like headers, > 2^16 records");
 	}
 	{
 		struct tcase tc = { .design = "basic", .ring = 65536,
