@@ -37,13 +37,7 @@ static struct mpi_a2a ma[2];
 
 static int mpi_err(const char *what, int err)
 {
-	char msg[MPI_MAX_ERROR_STRING];
-	int len = 0;
-
-	if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS)
-		snprintf(msg, sizeof(msg), "MPI error %d", err);
-	ibc_error("alltoall mpi: %s: %s", what, msg);
-	return IBC_ERR_REMOTE;
+	return ibc_harness_mpi_error("alltoall mpi", what, err);
 }
 
 static int mpi_a2a_run(void *ctx, const void *sbuf, void *rbuf, size_t m)

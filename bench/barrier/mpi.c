@@ -14,6 +14,7 @@
 #include "barrier/barrier_suite.h"
 #include "boot/boot.h"
 #include "core/log.h"
+#include "harness/harness.h"
 #include "core/status.h"
 #include "pattern/pattern.h"
 
@@ -37,13 +38,7 @@ static struct mpi_bar mbars[3];
 
 static int mpi_err(const char *what, int err)
 {
-	char msg[MPI_MAX_ERROR_STRING];
-	int len = 0;
-
-	if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS)
-		snprintf(msg, sizeof(msg), "MPI error %d", err);
-	ibc_error("barrier mpi: %s: %s", what, msg);
-	return IBC_ERR_REMOTE;
+	return ibc_harness_mpi_error("barrier mpi", what, err);
 }
 
 /* One step: 0-byte signal to send_to, wait for recv_from (either may be -1). */

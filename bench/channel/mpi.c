@@ -30,13 +30,7 @@ static int rank;
 
 static int mpi_err(const char *what, int err)
 {
-	char msg[MPI_MAX_ERROR_STRING];
-	int len = 0;
-
-	if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS)
-		snprintf(msg, sizeof(msg), "MPI error %d", err);
-	ibc_error("channel mpi: %s: %s", what, msg);
-	return IBC_ERR_REMOTE;
+	return ibc_harness_mpi_error("channel mpi", what, err);
 }
 
 static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long window)

@@ -222,49 +222,37 @@ void ibc_channel_counters_get(const struct ibc_channel *c, struct ibc_channel_co
 	*out = c->cnt;
 }
 
-int ibc_channel_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
+/* put and get: the checks, the design's call, the counters, the failure */
+static int call(struct ibc_channel *c, const struct iovec *iov, int n, size_t *moved, int put)
 {
 	int rc;
 
-	*accepted = 0;
+	*moved = 0;
 	if (c->failed)
 		return c->failed;
-	if (!c->ready)
+	if (!c->ready || n < 0 || (n > 0 && iov == NULL))
 		return IBC_ERR_INVAL;
-	if (n < 0 || (n > 0 && iov == NULL))
-		return IBC_ERR_INVAL;
-	rc = c->d->put(c, iov, n, accepted);
-	if (rc == IBC_OK && *accepted > 0) {
-		c->cnt.puts++;
-		c->cnt.bytes_put += *accepted;
+	rc = put ? c->d->put(c, iov, n, moved) : c->d->get(c, iov, n, moved);
+	if (rc == IBC_OK && *moved > 0) {
+		(*(put ? &c->cnt.puts : &c->cnt.gets))++;
+		*(put ? &c->cnt.bytes_put : &c->cnt.bytes_got) += *moved;
 	}
 	/* completions come only of signaled writes and reads */
-	if (rc == IBC_OK && c->outstanding > 0)
+	if (rc == IBC_OK && put && c->outstanding > 0)
 		rc = ch_service(c);
 	if (rc && !c->failed)
 		c->failed = rc;
 	return rc;
 }
 
+int ibc_channel_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
+{
+	return call(c, iov, n, accepted, 1);
+}
+
 int ibc_channel_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered)
 {
-	int rc;
-
-	*delivered = 0;
-	if (c->failed)
-		return c->failed;
-	if (!c->ready)
-		return IBC_ERR_INVAL;
-	if (n < 0 || (n > 0 && iov == NULL))
-		return IBC_ERR_INVAL;
-	rc = c->d->get(c, iov, n, delivered);
-	if (rc == IBC_OK && *delivered > 0) {
-		c->cnt.gets++;
-		c->cnt.bytes_got += *delivered;
-	}
-	if (rc && !c->failed)
-		c->failed = rc;
-	return rc;
+	return call(c, iov, n, delivered, 0);
 }
 
 int ibc_channel_progress(struct ibc_channel *c)

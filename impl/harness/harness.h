@@ -339,6 +339,9 @@ const struct ibc_suite *ibc_suite_find(const char *name);
 #ifdef IBC_HAVE_MPI
 /* harness_mpi.c: MPI_Get_library_version's first line, for meta.csv. */
 void ibc_harness_mpi_version(char *buf, size_t cap);
+/* Logs "<who>: <what>: <the MPI's error string>" and returns IBC_ERR_REMOTE:
+ * the host-MPI variants' one way to report a failed MPI call. */
+int ibc_harness_mpi_error(const char *who, const char *what, int err);
 #endif
 
 #endif

@@ -1,6 +1,9 @@
 /* MPI-only parts of the harness (linked into the *-<mpi> binaries). */
 #include "harness/harness.h"
 
+#include "core/log.h"
+#include "core/status.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,4 +25,15 @@ void ibc_harness_mpi_version(char *buf, size_t cap)
 	if (nl != NULL)
 		*nl = '\0';
 	snprintf(buf, cap, "%s", v);
+}
+
+int ibc_harness_mpi_error(const char *who, const char *what, int err)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS)
+		snprintf(msg, sizeof(msg), "MPI error %d", err);
+	ibc_error("%s: %s: %s", who, what, msg);
+	return IBC_ERR_REMOTE;
 }
