@@ -14,6 +14,7 @@
  * device's reason is logged and open returns IBC_ERR_UNSUPPORTED. */
 #define _GNU_SOURCE
 #include "xport/verbs_priv.h"
+#include "xport/xrc_plan.h"
 
 #include "boot/boot.h"
 #include "core/log.h"
@@ -279,6 +280,7 @@ int ibc_xport_verbs_xrc_connect(struct vctx *v, const uint8_t *pairs)
 {
 	struct ibc_xport *x = v->x;
 	struct vxrc *c = v->xrc;
+	struct ibc_xrc_plan plan = { 0 };
 	int n = x->size, rc;
 	rc = domain_open(v);
 	/* the node count bounds the per-node arrays; with no node info use n */
@@ -306,19 +308,34 @@ int ibc_xport_verbs_xrc_connect(struct vctx *v, const uint8_t *pairs)
 		rc = rc ? rc : rc1;
 		goto out_free;
 	}
-	c->nnodes = 0;
-	for (int r = 0; r < n; r++) {
-		const struct xrc_rec1 *o = (const struct xrc_rec1 *)(all1 + (size_t)r * l1);
-		c->node_of[r] = (int)o->node;
-		c->srqn_of[r] = o->srqn;
-		if ((int)o->node + 1 > c->nnodes)
-			c->nnodes = (int)o->node + 1;
+	/* the plan (xrc_plan.c, unit-tested without a device): nodes, leaders,
+	 * the initiators this process needs */
+	{
+		int *ids = malloc((size_t)n * sizeof(int));
+		uint32_t *srqns = malloc((size_t)n * sizeof(uint32_t));
+		int prc = ids && srqns ? IBC_OK : IBC_ERR_NOMEM;
+
+		for (int r = 0; prc == IBC_OK && r < n; r++) {
+			const struct xrc_rec1 *o = (const struct xrc_rec1 *)(all1 + (size_t)r * l1);
+			ids[r] = (int)o->node;
+			srqns[r] = o->srqn;
+		}
+		if (prc == IBC_OK)
+			prc = ibc_xrc_plan_build(&plan, n, x->rank, ids, srqns, pairs);
+		free(ids);
+		free(srqns);
+		if (prc != IBC_OK) {
+			ibc_error("verbs %s: XRC: the ranks' node ids do not make a plan", v->devname);
+			rc = rc ? rc : prc;
+			goto out_free;
+		}
 	}
-	for (int r = 0; r < n && rc == IBC_OK; r++) {
-		int node = c->node_of[r];
-		if (pairs[r] && !c->ini[node])
+	c->nnodes = plan.nnodes;
+	memcpy(c->node_of, plan.node_of, (size_t)n * sizeof(int));
+	memcpy(c->srqn_of, plan.srqn_of, (size_t)n * sizeof(uint32_t));
+	for (int node = 0; node < plan.nnodes && rc == IBC_OK; node++)
+		if (plan.need_ini[node] && !c->ini[node])
 			rc = ini_make(v, node);
-	}
 	for (int node = 0; node < c->nnodes; node++) {
 		if (rc == IBC_OK && c->ini[node] && !c->ini[node]->rts) {
 			ini_qpn[node] = c->ini[node]->qp->qp_num;
@@ -361,10 +378,7 @@ int ibc_xport_verbs_xrc_connect(struct vctx *v, const uint8_t *pairs)
 		struct vq *q = c->ini[node];
 		if (!q || q->rts)
 			continue;
-		int leader = -1;
-		for (int r = 0; r < n && leader < 0; r++)
-			if (c->node_of[r] == node)
-				leader = r; /* the lowest rank of a node is its local rank 0 */
+		int leader = plan.leader_of[node]; /* the lowest rank: its local rank 0 */
 		const uint32_t *lt = all2 + (size_t)leader * 2 * n;
 		uint32_t tq = lt[2 * x->rank], tp = lt[2 * x->rank + 1];
 		const struct xrc_rec1 *o = (const struct xrc_rec1 *)(all1 + (size_t)leader * l1);
@@ -391,14 +405,12 @@ int ibc_xport_verbs_xrc_connect(struct vctx *v, const uint8_t *pairs)
 	/* every rank's target-side QPs of this node were made by the leader;
 	 * their numbers identify senders of receives */
 	for (int r = 0; r < n; r++) {
-		int leader = -1;
-		for (int q = 0; q < n && leader < 0; q++)
-			if (c->node_of[q] == me_node)
-				leader = q;
+		int leader = me_node < plan.nnodes ? plan.leader_of[me_node] : -1;
 		if (leader >= 0 && !c->tgt_qpn[r])
 			c->tgt_qpn[r] = all2[(size_t)leader * 2 * n + 2 * r];
 	}
 out_free:
+	ibc_xrc_plan_free(&plan);
 	free(r1);
 	free(all1);
 	free(r2);
