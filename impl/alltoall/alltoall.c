@@ -302,18 +302,13 @@ int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int
 			return rc;
 	}
 	if ((w->polls & ((a->x->wait == IBC_WAIT_SPIN_YIELD && w->polls > 64) ? 63 : 4095)) == 0) {
-		int64_t now = ibc_timer_mono_ns();
-
-		if (ibc_wait_aborted())
-			return IBC_ERR_INTERRUPTED;
-		if (w->start_ns == 0) {
-			w->start_ns = now;
-		} else if (now - w->start_ns > a->deadline_ns) {
+		rc = ibc_wait_check(&w->dl);
+		if (rc == IBC_ERR_TIMEOUT)
 			ibc_error("alltoall %s rank %d: call %llu: no %s from rank %d after %g s",
 				  a->alg->name, a->rank, (unsigned long long)a->seq, what, peer,
 				  a->params.deadline_s);
-			return IBC_ERR_TIMEOUT;
-		}
+		if (rc)
+			return rc;
 	}
 	return IBC_OK;
 }
@@ -321,7 +316,7 @@ int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,
 		 const char *what, int peer)
 {
-	struct a2a_waiter w = { 0, 0 };
+	struct a2a_waiter w = A2A_WAITER(a);
 	int rc;
 
 	while (atomic_load_explicit((const volatile _Atomic uint64_t *)addr,
@@ -333,7 +328,7 @@ int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t
 
 int a2a_drain(struct ibc_alltoall *a)
 {
-	struct a2a_waiter w = { 0, 0 };
+	struct a2a_waiter w = A2A_WAITER(a);
 	int rc = a2a_service(a);
 
 	while (rc == IBC_OK && a->outstanding > 0) {

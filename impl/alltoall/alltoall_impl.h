@@ -3,6 +3,7 @@
 #define IBC_ALLTOALL_IMPL_H
 
 #include "alltoall/alltoall.h"
+#include "core/wait.h"
 #include "xport/xport.h"
 
 #include <stdint.h>
@@ -47,8 +48,9 @@ int a2a_service(struct ibc_alltoall *a);
  * and the transport's progress, check the deadline and the job's abort. */
 struct a2a_waiter {
 	unsigned long polls;
-	int64_t start_ns;
+	struct ibc_wait_deadline dl;     /* from a->deadline_ns at the first check */
 };
+#define A2A_WAITER(a) ((struct a2a_waiter){ 0, IBC_WAIT_DEADLINE((a)->deadline_ns) })
 int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int peer);
 /* Waits until the 64-bit word at addr is >= target. */
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,

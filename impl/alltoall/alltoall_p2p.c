@@ -171,7 +171,7 @@ static int msg_send(struct ibc_alltoall *a, int peer, enum p2p_type type, const 
  * Collective: the instances are destroyed in the same order everywhere. */
 static int pool_drain(struct ibc_alltoall *a, struct p2p_pool *pl)
 {
-	struct a2a_waiter w = { 0, 0 };
+	struct a2a_waiter w = A2A_WAITER(a);
 	uint64_t want = (uint64_t)P2P_K * (uint64_t)(a->size - 1);
 	int peer, k, rc = IBC_OK;
 
@@ -273,7 +273,7 @@ static int msg_send(struct ibc_alltoall *a, int peer, enum p2p_type type, const 
 		    size_t len, uint64_t addr, uint32_t rkey)
 {
 	struct a2a_p2p *p = a->p2p;
-	struct a2a_waiter w = { 0, 0 };
+	struct a2a_waiter w = A2A_WAITER(a);
 	struct p2p_hdr *h;
 	struct ibc_xport_sge sge;
 	size_t total = P2P_HDR + (type == P2P_EAGER ? len : 0);
@@ -351,7 +351,7 @@ int a2a_sendrecv(struct ibc_alltoall *a, int to, const void *sbuf, size_t slen, 
 		 void *rbuf, size_t rlen, int force_rndz)
 {
 	struct a2a_p2p *p = a->p2p;
-	struct a2a_waiter w = { 0, 0 };
+	struct a2a_waiter w = A2A_WAITER(a);
 	struct ibc_xport_mr *rmr = NULL;
 	int sst = ST_DONE, rst = from >= 0 ? ST_WAIT_MSG : ST_DONE, rc = IBC_OK, k;
 	const struct p2p_hdr *h;
