@@ -383,6 +383,48 @@ void a2a_self_copy(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t 
 	a2a_copy(a, (char *)rbuf + (size_t)a->rank * m, (const char *)sbuf + (size_t)a->rank * m, m);
 }
 
+int a2a_sched_build(struct a2a_sched *sc, enum ibc_pattern_comb kind, int n, int rank)
+{
+	int s, k;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->kind = kind;
+	sc->n = n;
+	sc->nsteps = ibc_pattern_comb_nsteps(kind, n);
+	if (sc->nsteps < 0)
+		return IBC_ERR_INVAL;
+	sc->step = calloc((size_t)sc->nsteps + 1, sizeof(*sc->step));
+	sc->moving = calloc((size_t)(sc->nsteps + 1) * (size_t)n, sizeof(int));
+	sc->nmoving = calloc((size_t)sc->nsteps + 1, sizeof(int));
+	sc->in_blk = calloc((size_t)n, sizeof(int));
+	sc->out_blk = calloc((size_t)n, sizeof(int));
+	if (!sc->step || !sc->moving || !sc->nmoving || !sc->in_blk || !sc->out_blk) {
+		a2a_sched_free(sc);
+		return IBC_ERR_NOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		sc->in_blk[k] = ibc_pattern_comb_in_block(kind, n, rank, k);
+		sc->out_blk[k] = ibc_pattern_comb_out_block(kind, n, rank, k);
+	}
+	for (s = 0; s < sc->nsteps; s++) {
+		ibc_pattern_comb_step_get(kind, n, rank, s, &sc->step[s]);
+		for (k = 0; k < n; k++)
+			if (ibc_pattern_comb_moves(kind, n, rank, s, k) == 1)
+				sc->moving[(size_t)s * (size_t)n + (size_t)sc->nmoving[s]++] = k;
+	}
+	return IBC_OK;
+}
+
+void a2a_sched_free(struct a2a_sched *sc)
+{
+	free(sc->step);
+	free(sc->moving);
+	free(sc->nmoving);
+	free(sc->in_blk);
+	free(sc->out_blk);
+	memset(sc, 0, sizeof(*sc));
+}
+
 /* ---------------------------------------------------------- test data -- */
 
 static uint64_t mix64(uint64_t z)

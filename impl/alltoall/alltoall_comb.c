@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 struct comb_priv {
-	enum ibc_pattern_comb kind;
+	struct a2a_sched sc;
 	unsigned char *work, *pack, *unpack;
 	size_t cap;      /* bytes of each buffer */
 };
@@ -21,12 +21,13 @@ struct comb_priv {
 static int comb_setup(struct ibc_alltoall *a)
 {
 	struct comb_priv *c = calloc(1, sizeof(*c));
+	int rc;
 
 	if (c == NULL)
 		return IBC_ERR_NOMEM;
-	c->kind = *(const enum ibc_pattern_comb *)a->alg->arg;
 	a->priv = c;
-	return a2a_p2p_setup(a);
+	rc = a2a_sched_build(&c->sc, *(const enum ibc_pattern_comb *)a->alg->arg, a->size, a->rank);
+	return rc ? rc : a2a_p2p_setup(a);
 }
 
 static void bufs_free(struct ibc_alltoall *a, struct comb_priv *c)
@@ -60,31 +61,28 @@ static int bufs_fit(struct ibc_alltoall *a, struct comb_priv *c, size_t len)
 static int comb_run(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t m)
 {
 	struct comb_priv *c = a->priv;
-	int n = a->size, nsteps = ibc_pattern_comb_nsteps(c->kind, n), s, k, j, rc;
+	const struct a2a_sched *sc = &c->sc;
+	int n = a->size, s, k, j, rc;
 	const unsigned char *in = sbuf;
 	unsigned char *out = rbuf;
 
 	rc = bufs_fit(a, c, (size_t)n * m);
 	for (k = 0; rc == IBC_OK && k < n; k++)
-		a2a_copy(a, c->work + (size_t)k * m,
-			 in + (size_t)ibc_pattern_comb_in_block(c->kind, n, a->rank, k) * m, m);
-	for (s = 0; rc == IBC_OK && s < nsteps; s++) {
-		struct ibc_pattern_step st;
+		a2a_copy(a, c->work + (size_t)k * m, in + (size_t)sc->in_blk[k] * m, m);
+	for (s = 0; rc == IBC_OK && s < sc->nsteps; s++) {
+		const int *mv = sc->moving + (size_t)s * (size_t)n;
+		size_t bytes = (size_t)sc->nmoving[s] * m;
 
 		a2a_jitter(a);
-		ibc_pattern_comb_step_get(c->kind, n, a->rank, s, &st);
-		for (k = 0, j = 0; k < n; k++)
-			if (ibc_pattern_comb_moves(c->kind, n, a->rank, s, k) == 1)
-				a2a_copy(a, c->pack + (size_t)j++ * m, c->work + (size_t)k * m, m);
-		rc = a2a_sendrecv(a, st.send_to, c->pack, (size_t)j * m, st.recv_from, c->unpack,
-				  (size_t)j * m, 0);
-		for (k = 0, j = 0; rc == IBC_OK && k < n; k++)
-			if (ibc_pattern_comb_moves(c->kind, n, a->rank, s, k) == 1)
-				a2a_copy(a, c->work + (size_t)k * m, c->unpack + (size_t)j++ * m, m);
+		for (j = 0; j < sc->nmoving[s]; j++)
+			a2a_copy(a, c->pack + (size_t)j * m, c->work + (size_t)mv[j] * m, m);
+		rc = a2a_sendrecv(a, sc->step[s].send_to, c->pack, bytes, sc->step[s].recv_from,
+				  c->unpack, bytes, 0);
+		for (j = 0; rc == IBC_OK && j < sc->nmoving[s]; j++)
+			a2a_copy(a, c->work + (size_t)mv[j] * m, c->unpack + (size_t)j * m, m);
 	}
 	for (k = 0; rc == IBC_OK && k < n; k++)
-		a2a_copy(a, out + (size_t)ibc_pattern_comb_out_block(c->kind, n, a->rank, k) * m,
-			 c->work + (size_t)k * m, m);
+		a2a_copy(a, out + (size_t)sc->out_blk[k] * m, c->work + (size_t)k * m, m);
 	return rc ? rc : a2a_drain(a);
 }
 
@@ -95,6 +93,7 @@ static void comb_teardown(struct ibc_alltoall *a)
 	if (c == NULL)
 		return;
 	bufs_free(a, c);
+	a2a_sched_free(&c->sc);
 	free(c);
 	a->priv = NULL;
 }

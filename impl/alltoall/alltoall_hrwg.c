@@ -36,7 +36,7 @@
 #define FLAG_SPACE 64
 
 struct hrwg_priv {
-	enum ibc_pattern_comb kind;
+	struct a2a_sched sc;              /* the schedule, laid out at set-up */
 	int nsteps, multi;
 	size_t max_m;
 	struct ibc_xport_mr *mr;          /* the collective buffer: two halves */
@@ -65,8 +65,11 @@ static int hrwg_setup(struct ibc_alltoall *a)
 		return IBC_ERR_NOMEM;
 	a->priv = h;
 	h->multi = a->alg->arg != NULL;
-	h->kind = (n & (n - 1)) == 0 ? IBC_PATTERN_COMB_HCUBE : IBC_PATTERN_COMB_BRUCK;
-	h->nsteps = ibc_pattern_comb_nsteps(h->kind, n);
+	rc = a2a_sched_build(&h->sc, (n & (n - 1)) == 0 ? IBC_PATTERN_COMB_HCUBE
+						      : IBC_PATTERN_COMB_BRUCK, n, a->rank);
+	if (rc)
+		return rc;
+	h->nsteps = h->sc.nsteps;
 	h->max_m = a->params.max_bytes;
 	h->reg_off = calloc((size_t)h->nsteps + 1, sizeof(size_t));
 	h->flag_off = calloc((size_t)h->nsteps + 1, sizeof(size_t));
@@ -82,15 +85,12 @@ static int hrwg_setup(struct ibc_alltoall *a)
 		return IBC_ERR_NOMEM;
 	}
 	for (s = 0; s < h->nsteps; s++) {
-		struct ibc_pattern_step st;
-
 		h->reg_off[s] = off;
-		off += (size_t)ibc_pattern_comb_nmoves(h->kind, n, s) * h->max_m;
+		off += (size_t)h->sc.nmoving[s] * h->max_m;
 		off = (off + FLAG_SPACE - 1) & ~(size_t)(FLAG_SPACE - 1);
 		h->flag_off[s] = off;
 		off += FLAG_SPACE;
-		ibc_pattern_comb_step_get(h->kind, n, a->rank, s, &st);
-		want[st.send_to] = want[st.recv_from] = 1;
+		want[h->sc.step[s].send_to] = want[h->sc.step[s].recv_from] = 1;
 	}
 	h->half = off > 0 ? off : FLAG_SPACE;
 	rc = ibc_xport_mr_alloc(a->x, 2 * h->half, IBC_XPORT_ACCESS_LOCAL_WRITE |
@@ -115,17 +115,18 @@ static int hrwg_setup(struct ibc_alltoall *a)
 static int hrwg_send(struct ibc_alltoall *a, struct hrwg_priv *h, int s, int to, size_t hoff,
 		     size_t m)
 {
-	int n = a->size, k, nsge = 0, nwr = 0, i, posted, rc;
+	int n = a->size, k, j, nsge = 0, nwr = 0, i, posted, rc;
 	uint64_t raddr = h->rdesc[to].addr + hoff + h->reg_off[s];
 	uint32_t max_sge = a->x->caps.max_sge;
 	uint64_t *flag = &h->flagsrc[(hoff ? h->nsteps : 0) + s];
 	struct ibc_xport_sge *fsge = &h->sge[n - 1];
 
-	for (k = 0; k < n; k++) {
+	const int *mv = h->sc.moving + (size_t)s * (size_t)n;
+
+	for (j = 0; j < h->sc.nmoving[s]; j++) {
 		struct ibc_xport_sge *prev = nsge > 0 ? &h->sge[nsge - 1] : NULL;
 
-		if (ibc_pattern_comb_moves(h->kind, n, a->rank, s, k) != 1)
-			continue;
+		k = mv[j];
 		if (!h->multi && prev && prev->lkey == h->lkey[k] &&
 		    prev->addr + prev->len == (uintptr_t)h->loc[k] && prev->len + m <= UINT32_MAX) {
 			prev->len += (uint32_t)m;
@@ -197,29 +198,25 @@ static int hrwg_run(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t
 		return IBC_ERR_INVAL;
 	}
 	for (k = 0; k < n; k++) {
-		a2a_copy(a, stage + (size_t)k * m,
-			 in + (size_t)ibc_pattern_comb_in_block(h->kind, n, a->rank, k) * m, m);
+		a2a_copy(a, stage + (size_t)k * m, in + (size_t)h->sc.in_blk[k] * m, m);
 		h->loc[k] = stage + (size_t)k * m;
 		h->lkey[k] = h->stage->lkey;
 	}
 	for (s = 0; s < h->nsteps && rc == IBC_OK; s++) {
-		struct ibc_pattern_step st;
+		const int *mv = h->sc.moving + (size_t)s * (size_t)n;
 
 		a2a_jitter(a);
-		ibc_pattern_comb_step_get(h->kind, n, a->rank, s, &st);
-		rc = hrwg_send(a, h, s, st.send_to, hoff, m);
+		rc = hrwg_send(a, h, s, h->sc.step[s].send_to, hoff, m);
 		if (rc == IBC_OK && a->params.mutant != IBC_ALLTOALL_MUTANT_NO_TAIL_WAIT)
 			rc = a2a_wait_u64(a, (const uint64_t *)(base + h->flag_off[s]), a->seq,
-					  "tail flag", st.recv_from);
-		for (k = 0, j = 0; rc == IBC_OK && k < n; k++)
-			if (ibc_pattern_comb_moves(h->kind, n, a->rank, s, k) == 1) {
-				h->loc[k] = base + h->reg_off[s] + (size_t)j++ * m;
-				h->lkey[k] = h->mr->lkey;
-			}
+					  "tail flag", h->sc.step[s].recv_from);
+		for (j = 0; rc == IBC_OK && j < h->sc.nmoving[s]; j++) {
+			h->loc[mv[j]] = base + h->reg_off[s] + (size_t)j * m;
+			h->lkey[mv[j]] = h->mr->lkey;
+		}
 	}
 	for (k = 0; rc == IBC_OK && k < n; k++)
-		a2a_copy(a, out + (size_t)ibc_pattern_comb_out_block(h->kind, n, a->rank, k) * m,
-			 h->loc[k], m);
+		a2a_copy(a, out + (size_t)h->sc.out_blk[k] * m, h->loc[k], m);
 	return rc ? rc : a2a_drain(a);
 }
 
@@ -229,6 +226,7 @@ static void hrwg_teardown(struct ibc_alltoall *a)
 
 	if (h == NULL)
 		return;
+	a2a_sched_free(&h->sc);
 	if (h->mr)
 		(void)ibc_xport_mr_dereg(a->x, h->mr);
 	if (h->stage)

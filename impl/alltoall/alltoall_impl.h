@@ -4,6 +4,7 @@
 
 #include "alltoall/alltoall.h"
 #include "core/wait.h"
+#include "pattern/pattern.h"
 #include "xport/xport.h"
 
 #include <stdint.h>
@@ -77,6 +78,20 @@ int a2a_sendrecv(struct ibc_alltoall *a, int to, const void *sbuf, size_t slen, 
 /* A receive completion of the pool (called by the router). */
 void a2a_p2p_recv_wc(struct ibc_xport *x, const struct ibc_xport_wc *wc, uint32_t index);
 void a2a_p2p_send_wc(struct ibc_alltoall *a, uint32_t index);
+
+/* A combining schedule (impl/pattern) laid out once at set-up, so a call
+ * only walks arrays: step s's partners, the slots that move in it (in
+ * order), and each slot's send-buffer and receive-buffer block. */
+struct a2a_sched {
+	enum ibc_pattern_comb kind;
+	int n, nsteps;
+	struct ibc_pattern_step *step;  /* [nsteps] */
+	int *moving;                    /* [nsteps][n]: the first nmoving[s] used */
+	int *nmoving;                   /* [nsteps] */
+	int *in_blk, *out_blk;          /* [n] */
+};
+int a2a_sched_build(struct a2a_sched *sc, enum ibc_pattern_comb kind, int n, int rank);
+void a2a_sched_free(struct a2a_sched *sc);
 
 /* The algorithms' common part: block j of sbuf to itself. */
 void a2a_self_copy(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t m);
