@@ -459,14 +459,9 @@ static double cell_num(const struct ibc_csv_table *t, size_t r, const char *col)
 
 static double extra_num(const char *extra, const char *key)
 {
-	char pat[64];
-	const char *p;
+	char v[64];
 
-	snprintf(pat, sizeof(pat), "%s=", key);
-	for (p = extra; p && (p = strstr(p, pat)) != NULL; p++)
-		if (p == extra || p[-1] == ';')
-			return strtod(p + strlen(pat), NULL);
-	return -1;
+	return ibc_csv_extra_get(extra, key, v, sizeof(v)) ? strtod(v, NULL) : -1;
 }
 
 static int write_params(const char *dir, const char *run_id, const char *xport,

@@ -445,3 +445,22 @@ int ibc_csv_writer_close(struct ibc_csv_writer *w)
 	free(w);
 	return status;
 }
+
+const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, size_t cap)
+{
+	size_t kl = strlen(key);
+	const char *p = extra;
+
+	while (p != NULL && *p) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, ";");
+
+			snprintf(buf, cap, "%.*s", (int)n, p + kl + 1);
+			return buf;
+		}
+		p = strchr(p, ';');
+		if (p)
+			p++;
+	}
+	return NULL;
+}

@@ -467,26 +467,6 @@ static void summary_pivot(const struct ibc_csv_table *t, const char *run_id, con
 	}
 }
 
-/* value of key in a row's extra ("k=v;k=v"), or NULL; copied into buf */
-static const char *extra_get(const char *extra, const char *key, char *buf, size_t cap)
-{
-	size_t kl = strlen(key);
-	const char *p = extra;
-
-	while (p != NULL && *p) {
-		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
-			size_t n = strcspn(p + kl + 1, ";");
-
-			snprintf(buf, cap, "%.*s", (int)n, p + kl + 1);
-			return buf;
-		}
-		p = strchr(p, ';');
-		if (p)
-			p++;
-	}
-	return NULL;
-}
-
 /* Rows of a model (impl=model: a suite's predictions, with the measured
  * figure and the error in extra) as a table of predicted against measured. */
 static void summary_model(const struct ibc_csv_table *t, const char *run_id, const char *suite)
@@ -507,11 +487,11 @@ static void summary_model(const struct ibc_csv_table *t, const char *run_id, con
 			       "eq", "literal", "err%");
 		printf("%-10s %5s %8s %10s %10s %7s %-10s %10s %7s\n", ibc_csv_cell(t, r, "variant"),
 		       ibc_csv_cell(t, r, "ranks"), ibc_csv_cell(t, r, "bytes"),
-		       extra_get(x, "measured_b2b_us", meas, sizeof(meas)) ?: "-",
-		       ibc_csv_cell(t, r, "p50_us"), extra_get(x, "err_pct", err, sizeof(err)) ?: "-",
-		       extra_get(x, "eq", eq, sizeof(eq)) ?: "-",
-		       extra_get(x, "literal_us", lit, sizeof(lit)) ?: "-",
-		       extra_get(x, "literal_err_pct", lerr, sizeof(lerr)) ?: "-");
+		       ibc_csv_extra_get(x, "measured_b2b_us", meas, sizeof(meas)) ?: "-",
+		       ibc_csv_cell(t, r, "p50_us"), ibc_csv_extra_get(x, "err_pct", err, sizeof(err)) ?: "-",
+		       ibc_csv_extra_get(x, "eq", eq, sizeof(eq)) ?: "-",
+		       ibc_csv_extra_get(x, "literal_us", lit, sizeof(lit)) ?: "-",
+		       ibc_csv_extra_get(x, "literal_err_pct", lerr, sizeof(lerr)) ?: "-");
 	}
 }
 
