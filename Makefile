@@ -29,7 +29,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 
-PKGS     := libibverbs librdmacm hwloc
+PKGS     := libibverbs librdmacm hwloc gsl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 GIT_REV    := $(shell git describe --always --dirty 2>/dev/null || echo unknown)

@@ -16,6 +16,7 @@ PKGS=(
 	build-essential make gcc pkg-config git         # compiler, make, git describe
 	libibverbs-dev librdmacm-dev rdma-core ibverbs-utils ibverbs-providers
 	libhwloc-dev libcsv-dev
+	libgsl-dev                                      # impl/logp: least-squares fits (gsl_multifit_nlinear)
 	python3 python3-matplotlib                      # plots/
 	openmpi-bin libopenmpi-dev mpich libmpich-dev   # host-MPI variants
 	iproute2                                        # scripts/testhosts (netns)
