@@ -496,3 +496,15 @@ size_t ibc_alltoall_check(const void *rbuf, int rank, int n, size_t m, uint64_t 
 	}
 	return bad;
 }
+
+int ibc_alltoall_alg_rounds(const char *name, int n, struct ibc_pattern_round *r, int cap)
+{
+	const struct ibc_alltoall_alg *alg = ibc_alltoall_alg_find(name);
+
+	if (alg == NULL || alg->rounds == NULL)
+		return IBC_ERR_NOTFOUND;
+	if (n < 1 || n > IBC_PATTERN_MAX_N ||
+	    ((alg->needs & IBC_ALLTOALL_NEEDS_POW2) && !ibc_pattern_pow2_is(n)))
+		return IBC_ERR_INVAL;
+	return alg->rounds(n, r, cap);
+}

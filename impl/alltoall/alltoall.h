@@ -56,6 +56,7 @@
 struct ibc_xport;
 struct ibc_regcache;
 struct ibc_alltoall;
+struct ibc_pattern_round;
 
 enum ibc_alltoall_needs {
 	IBC_ALLTOALL_NEEDS_RDMA_WRITE = 1,
@@ -102,6 +103,9 @@ struct ibc_alltoall_alg {
 	int (*setup)(struct ibc_alltoall *a);
 	int (*run)(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t m);
 	void (*teardown)(struct ibc_alltoall *a);
+	/* public: the critical path on n ranks as rounds (pattern.h), for cost
+	 * models; returns the count (> cap: r too short) or < 0; optional */
+	int (*rounds)(int n, struct ibc_pattern_round *r, int cap);
 };
 
 size_t ibc_alltoall_alg_count(void);
@@ -111,6 +115,10 @@ const struct ibc_alltoall_alg *ibc_alltoall_alg_find(const char *name);
 int ibc_alltoall_alg_usable(const struct ibc_alltoall_alg *alg, const struct ibc_xport *x, int n,
 			    char *why, size_t cap);
 void ibc_alltoall_list_print(FILE *out);
+/* The critical path of algorithm name on n ranks as rounds (alg.rounds);
+ * IBC_ERR_NOTFOUND for a name not in the table or without rounds,
+ * IBC_ERR_INVAL when it cannot run on n (e.g. hypercube, n not a power of 2). */
+int ibc_alltoall_alg_rounds(const char *name, int n, struct ibc_pattern_round *r, int cap);
 
 void ibc_alltoall_params_init(struct ibc_alltoall_params *p);
 /* Not collective: checks and allocates (IBC_ERR_NOTFOUND, IBC_ERR_UNSUPPORTED, logged). */

@@ -101,6 +101,16 @@ static void comb_teardown(struct ibc_alltoall *a)
 static const enum ibc_pattern_comb kind_hcube = IBC_PATTERN_COMB_HCUBE;
 static const enum ibc_pattern_comb kind_bruck = IBC_PATTERN_COMB_BRUCK;
 
+static int hcube_rounds(int n, struct ibc_pattern_round *r, int cap)
+{
+	return ibc_pattern_comb_rounds(IBC_PATTERN_COMB_HCUBE, n, IBC_PATTERN_ROUND_SEND, r, cap);
+}
+
+static int bruck_rounds(int n, struct ibc_pattern_round *r, int cap)
+{
+	return ibc_pattern_comb_rounds(IBC_PATTERN_COMB_BRUCK, n, IBC_PATTERN_ROUND_SEND, r, cap);
+}
+
 const struct ibc_alltoall_alg ibc_alltoall_alg_hypercube = {
 	.name = "hypercube",
 	.desc = "eq. 1: hypercube over two-sided messages, consolidated by copies (p a power of two)",
@@ -108,6 +118,7 @@ const struct ibc_alltoall_alg ibc_alltoall_alg_hypercube = {
 		 IBC_ALLTOALL_NEEDS_USER_MEM,
 	.arg = &kind_hcube,
 	.setup = comb_setup, .run = comb_run, .teardown = comb_teardown,
+	.rounds = hcube_rounds,
 };
 
 const struct ibc_alltoall_alg ibc_alltoall_alg_bruck = {
@@ -116,4 +127,5 @@ const struct ibc_alltoall_alg ibc_alltoall_alg_bruck = {
 	.needs = IBC_ALLTOALL_NEEDS_TWO_SIDED | IBC_ALLTOALL_NEEDS_USER_MEM,
 	.arg = &kind_bruck,
 	.setup = comb_setup, .run = comb_run, .teardown = comb_teardown,
+	.rounds = bruck_rounds,
 };

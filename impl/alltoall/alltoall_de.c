@@ -183,10 +183,17 @@ static void de_teardown(struct ibc_alltoall *a)
 	a->priv = NULL;
 }
 
+/* every block written at once (the address exchange is set-up) */
+static int de_rounds(int n, struct ibc_pattern_round *r, int cap)
+{
+	return ibc_pattern_ring_rounds(n, 1, IBC_PATTERN_ROUND_WRITE, r, cap);
+}
+
 const struct ibc_alltoall_alg ibc_alltoall_alg_de = {
 	.name = "de",
 	.desc = "§5.4 Direct Eager: addresses by RDMA in ring order, each block written zero "
 		"copy from the registered send buffer, then a completion flag",
 	.needs = IBC_ALLTOALL_NEEDS_RDMA_WRITE | IBC_ALLTOALL_NEEDS_USER_MEM,
 	.setup = de_setup, .run = de_run, .teardown = de_teardown,
+	.rounds = de_rounds,
 };

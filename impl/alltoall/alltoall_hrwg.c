@@ -244,12 +244,21 @@ static void hrwg_teardown(struct ibc_alltoall *a)
 
 static const int multi = 1;
 
+/* the hypercube's steps (Bruck's for other p), by RDMA write */
+static int hrwg_rounds(int n, struct ibc_pattern_round *r, int cap)
+{
+	return ibc_pattern_comb_rounds(ibc_pattern_pow2_is(n) ? IBC_PATTERN_COMB_HCUBE
+							       : IBC_PATTERN_COMB_BRUCK,
+				       n, IBC_PATTERN_ROUND_WRITE, r, cap);
+}
+
 const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg = {
 	.name = "hrwg",
 	.desc = "§5.3 HRWG: hypercube (Bruck's schedule for other p) over RDMA write with a "
 		"gather list, copy based, persistent two-half buffer, tail flags",
 	.needs = IBC_ALLTOALL_NEEDS_RDMA_WRITE,
 	.setup = hrwg_setup, .run = hrwg_run, .teardown = hrwg_teardown,
+	.rounds = hrwg_rounds,
 };
 
 const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg_multi = {
@@ -258,4 +267,5 @@ const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg_multi = {
 	.needs = IBC_ALLTOALL_NEEDS_RDMA_WRITE,
 	.arg = &multi,
 	.setup = hrwg_setup, .run = hrwg_run, .teardown = hrwg_teardown,
+	.rounds = hrwg_rounds,
 };

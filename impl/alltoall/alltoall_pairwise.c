@@ -38,12 +38,31 @@ static int ring_run(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t
 
 static const int always_rndz = 1;
 
+/* one peer per step */
+static int pairwise_rounds(int n, struct ibc_pattern_round *r, int cap)
+{
+	return ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, r, cap);
+}
+
+/* one peer per step, each a rendezvous: RTS and CTS signals, then the block */
+static int direct_rounds(int n, struct ibc_pattern_round *r, int cap)
+{
+	int k, m = ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, NULL, 0);
+
+	for (k = 0; m > 0 && k < 3 * m; k++)
+		if (k < cap)
+			r[k] = (struct ibc_pattern_round){ .out = 1, .in = 1, .blocks = k % 3 == 2,
+							   .kind = IBC_PATTERN_ROUND_SEND };
+	return m < 0 ? m : 3 * m;
+}
+
 const struct ibc_alltoall_alg ibc_alltoall_alg_pairwise = {
 	.name = "pairwise",
 	.desc = "pairwise exchange over two-sided messages (MPICH's large-message algorithm)",
 	.needs = IBC_ALLTOALL_NEEDS_TWO_SIDED | IBC_ALLTOALL_NEEDS_USER_MEM,
 	.arg = NULL,
 	.setup = p2p_setup, .run = ring_run,
+	.rounds = pairwise_rounds,
 };
 
 const struct ibc_alltoall_alg ibc_alltoall_alg_direct = {
@@ -52,4 +71,5 @@ const struct ibc_alltoall_alg ibc_alltoall_alg_direct = {
 	.needs = IBC_ALLTOALL_NEEDS_TWO_SIDED | IBC_ALLTOALL_NEEDS_USER_MEM,
 	.arg = &always_rndz,
 	.setup = p2p_setup, .run = ring_run,
+	.rounds = direct_rounds,
 };

@@ -438,3 +438,21 @@ int ibc_barrier_cq_service(struct ibc_barrier *b, int cq)
 	}
 	return first ? first : b->failed;
 }
+
+int ibc_barrier_alg_rounds(const char *name, int n, long fanin, struct ibc_pattern_round *r,
+			   int cap)
+{
+	const struct ibc_barrier_alg *alg = ibc_barrier_alg_find(name);
+	struct ibc_barrier_params p;
+	int l = 0;
+
+	if (alg == NULL || alg->rounds == NULL)
+		return IBC_ERR_NOTFOUND;
+	if (n < 1 || n > IBC_PATTERN_MAX_N)
+		return IBC_ERR_INVAL;
+	ibc_barrier_params_init(&p);
+	p.fanin = fanin > 0 ? (int)fanin : 0;
+	if (ibc_barrier_params_check(alg, n, &p, &l) != IBC_OK)
+		return IBC_ERR_INVAL;
+	return alg->rounds(n, l, r, cap);
+}

@@ -46,6 +46,7 @@
 struct ibc_xport;
 struct ibc_boot;
 struct ibc_barrier;
+struct ibc_pattern_round;
 
 /* What an algorithm needs from the transport. */
 enum ibc_barrier_needs {
@@ -103,6 +104,10 @@ struct ibc_barrier_alg {
 	int (*run)(struct ibc_barrier *b, uint64_t id);
 	int (*teardown)(struct ibc_barrier *b);   /* collective, before resources go */
 	void (*counters)(struct ibc_barrier *b);  /* optional: refresh b's counters */
+	/* public: the critical path on n ranks at this fan-in as rounds
+	 * (pattern.h), for cost models; returns the count (> cap: r too short)
+	 * or < 0; optional */
+	int (*rounds)(int n, int fanin, struct ibc_pattern_round *r, int cap);
 	size_t priv_size;
 };
 
@@ -111,6 +116,11 @@ size_t ibc_barrier_alg_count(void);
 const struct ibc_barrier_alg *ibc_barrier_alg_get(size_t i);
 /* NULL (and nothing logged) when no algorithm has that name. */
 const struct ibc_barrier_alg *ibc_barrier_alg_find(const char *name);
+/* The critical path of algorithm name on n ranks at fan-in fanin (<= 0:
+ * the default) as rounds (alg.rounds); IBC_ERR_NOTFOUND for a name not in
+ * the table or without rounds, IBC_ERR_INVAL for a bad n or fan-in. */
+int ibc_barrier_alg_rounds(const char *name, int n, long fanin, struct ibc_pattern_round *r,
+			   int cap);
 /* Comma-separated names of the table, e.g. for --help ("rpe,rds,rgm,pe,ds"). */
 const char *ibc_barrier_alg_names(void);
 

@@ -15,6 +15,12 @@ static int ds_run(struct ibc_barrier *b, uint64_t id)
 	return ibc_barrier_steps_p2p(b, id, ibc_pattern_diss_nsteps(b->size), ibc_pattern_diss_step_get);
 }
 
+static int ds_rounds(int n, int fanin, struct ibc_pattern_round *r, int cap)
+{
+	(void)fanin;
+	return ibc_pattern_diss_rounds(n, IBC_PATTERN_ROUND_SEND, r, cap);
+}
+
 const struct ibc_barrier_alg ibc_barrier_alg_ds = {
 	.name = "ds",
 	.desc = "dissemination over two-sided send/receive (baseline of rds)",
@@ -23,5 +29,6 @@ const struct ibc_barrier_alg ibc_barrier_alg_ds = {
 	.setup = ds_setup,
 	.run = ds_run,
 	.teardown = NULL,
+	.rounds = ds_rounds,
 	.priv_size = 0,
 };

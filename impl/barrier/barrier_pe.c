@@ -16,6 +16,12 @@ static int pe_run(struct ibc_barrier *b, uint64_t id)
 	return ibc_barrier_steps_p2p(b, id, ibc_pattern_pe_nsteps(b->size), ibc_pattern_pe_step_get);
 }
 
+static int pe_rounds(int n, int fanin, struct ibc_pattern_round *r, int cap)
+{
+	(void)fanin;
+	return ibc_pattern_pe_rounds(n, IBC_PATTERN_ROUND_SEND, r, cap);
+}
+
 const struct ibc_barrier_alg ibc_barrier_alg_pe = {
 	.name = "pe",
 	.desc = "pairwise exchange over two-sided send/receive (baseline of rpe)",
@@ -24,5 +30,6 @@ const struct ibc_barrier_alg ibc_barrier_alg_pe = {
 	.setup = pe_setup,
 	.run = pe_run,
 	.teardown = NULL,
+	.rounds = pe_rounds,
 	.priv_size = 0,
 };

@@ -16,6 +16,12 @@ static int rds_run(struct ibc_barrier *b, uint64_t id)
 	return ibc_barrier_steps_rdma(b, id, ibc_pattern_diss_nsteps(b->size), ibc_pattern_diss_step_get);
 }
 
+static int rds_rounds(int n, int fanin, struct ibc_pattern_round *r, int cap)
+{
+	(void)fanin;
+	return ibc_pattern_diss_rounds(n, IBC_PATTERN_ROUND_WRITE, r, cap);
+}
+
 const struct ibc_barrier_alg ibc_barrier_alg_rds = {
 	.name = "rds",
 	.desc = "RDMA dissemination (ceil(log2 N) rounds)",
@@ -24,5 +30,6 @@ const struct ibc_barrier_alg ibc_barrier_alg_rds = {
 	.setup = rds_setup,
 	.run = rds_run,
 	.teardown = NULL,
+	.rounds = rds_rounds,
 	.priv_size = 0,
 };

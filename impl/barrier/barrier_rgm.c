@@ -465,6 +465,18 @@ static int rgm_teardown(struct ibc_barrier *b)
 	return rc;
 }
 
+/* the gather up the tree of fan-in l by RDMA writes, then one multicast */
+static int rgm_rounds(int n, int fanin, struct ibc_pattern_round *r, int cap)
+{
+	int k = ibc_pattern_knomial_rounds(n, fanin + 1, IBC_PATTERN_ROUND_WRITE, r, cap);
+
+	if (k < 0)
+		return k;
+	if (k < cap)
+		r[k] = (struct ibc_pattern_round){ .out = 1, .in = 1, .kind = IBC_PATTERN_ROUND_MCAST };
+	return k + 1;
+}
+
 const struct ibc_barrier_alg ibc_barrier_alg_rgm = {
 	.name = "rgm",
 	.desc = "RDMA gather up a tree of fan-in l, then one UD multicast release "
@@ -476,5 +488,6 @@ const struct ibc_barrier_alg ibc_barrier_alg_rgm = {
 	.run = rgm_run,
 	.teardown = rgm_teardown,
 	.counters = rgm_counters,
+	.rounds = rgm_rounds,
 	.priv_size = sizeof(struct rgm),
 };

@@ -17,6 +17,12 @@ static int rpe_run(struct ibc_barrier *b, uint64_t id)
 	return ibc_barrier_steps_rdma(b, id, ibc_pattern_pe_nsteps(b->size), ibc_pattern_pe_step_get);
 }
 
+static int rpe_rounds(int n, int fanin, struct ibc_pattern_round *r, int cap)
+{
+	(void)fanin;
+	return ibc_pattern_pe_rounds(n, IBC_PATTERN_ROUND_WRITE, r, cap);
+}
+
 const struct ibc_barrier_alg ibc_barrier_alg_rpe = {
 	.name = "rpe",
 	.desc = "RDMA pairwise exchange (recursive doubling; MPICH fold-in for non-powers of two)",
@@ -25,5 +31,6 @@ const struct ibc_barrier_alg ibc_barrier_alg_rpe = {
 	.setup = rpe_setup,
 	.run = rpe_run,
 	.teardown = NULL,
+	.rounds = rpe_rounds,
 	.priv_size = 0,
 };

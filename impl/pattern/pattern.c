@@ -3,6 +3,8 @@
 
 #include "core/status.h"
 
+#include <stddef.h>
+
 static int n_ok(int n)
 {
 	return n >= 1 && n <= IBC_PATTERN_MAX_N;
@@ -347,4 +349,92 @@ int ibc_pattern_comb_out_block(enum ibc_pattern_comb kind, int n, int rank, int 
 	if (!comb_ok(kind, n) || !rank_ok(n, rank) || !rank_ok(n, slot))
 		return -1;
 	return kind == IBC_PATTERN_COMB_HCUBE ? slot : ibc_pattern_ring_prev(n, rank, slot);
+}
+
+/* ------------------------------------------------------------ rounds --- */
+
+static void round_put(struct ibc_pattern_round *r, int cap, int i, int out, int in, long blocks,
+		      enum ibc_pattern_round_kind kind)
+{
+	if (i < cap)
+		r[i] = (struct ibc_pattern_round){ .out = out, .in = in, .blocks = blocks, .kind = kind };
+}
+
+static int rounds_args_ok(int n, struct ibc_pattern_round *r, int cap)
+{
+	return n >= 1 && n <= IBC_PATTERN_MAX_N && cap >= 0 && (cap == 0 || r != NULL);
+}
+
+int ibc_pattern_diss_rounds(int n, enum ibc_pattern_round_kind kind, struct ibc_pattern_round *r,
+			    int cap)
+{
+	int k, m;
+
+	if (!rounds_args_ok(n, r, cap))
+		return IBC_ERR_INVAL;
+	m = ibc_pattern_diss_nsteps(n);
+	for (k = 0; k < m; k++)
+		round_put(r, cap, k, 1, 1, 0, kind);
+	return m;
+}
+
+int ibc_pattern_pe_rounds(int n, enum ibc_pattern_round_kind kind, struct ibc_pattern_round *r,
+			  int cap)
+{
+	int k, m;
+
+	if (!rounds_args_ok(n, r, cap))
+		return IBC_ERR_INVAL;
+	m = ibc_pattern_pe_nsteps(n);
+	for (k = 0; k < m; k++)
+		round_put(r, cap, k, 1, 1, 0, kind);
+	return m;
+}
+
+int ibc_pattern_knomial_rounds(int n, int radix, enum ibc_pattern_round_kind kind,
+			       struct ibc_pattern_round *r, int cap)
+{
+	long long span;
+	int s = 0;
+
+	if (!rounds_args_ok(n, r, cap) || radix < 2)
+		return IBC_ERR_INVAL;
+	/* the root gathers from d * radix^s, d = 1 .. radix - 1, below n */
+	for (span = 1; span < n; span *= radix, s++) {
+		long long in = (n - 1) / span;
+
+		round_put(r, cap, s, 1, (int)(in < radix - 1 ? in : radix - 1), 0, kind);
+	}
+	return s;
+}
+
+int ibc_pattern_comb_rounds(enum ibc_pattern_comb comb, int n, enum ibc_pattern_round_kind kind,
+			    struct ibc_pattern_round *r, int cap)
+{
+	int k, m;
+
+	if (!rounds_args_ok(n, r, cap) || !comb_ok(comb, n))
+		return IBC_ERR_INVAL;
+	m = ibc_pattern_comb_nsteps(comb, n);
+	for (k = 0; k < m; k++)
+		round_put(r, cap, k, 1, 1, ibc_pattern_comb_nmoves(comb, n, k), kind);
+	return m;
+}
+
+int ibc_pattern_ring_rounds(int n, int all_at_once, enum ibc_pattern_round_kind kind,
+			    struct ibc_pattern_round *r, int cap)
+{
+	int k;
+
+	if (!rounds_args_ok(n, r, cap))
+		return IBC_ERR_INVAL;
+	if (n == 1)
+		return 0;
+	if (all_at_once) {
+		round_put(r, cap, 0, n - 1, n - 1, 1, kind);
+		return 1;
+	}
+	for (k = 0; k < n - 1; k++)
+		round_put(r, cap, k, 1, 1, 1, kind);
+	return n - 1;
 }

@@ -128,4 +128,41 @@ int ibc_pattern_comb_nmoves(enum ibc_pattern_comb kind, int n, int step);
 int ibc_pattern_comb_in_block(enum ibc_pattern_comb kind, int n, int rank, int slot);
 int ibc_pattern_comb_out_block(enum ibc_pattern_comb kind, int n, int rank, int slot);
 
+/* Rounds, for cost models (the LoP closed loop, impl/logp): a schedule's
+ * critical path as a list of rounds.  In a round the busiest rank sends
+ * `out` messages to distinct peers and waits for `in` messages, each of
+ * `blocks` blocks (0: a signal only); kind says how they travel. */
+enum ibc_pattern_round_kind {
+	IBC_PATTERN_ROUND_WRITE = 0,  /* RDMA write */
+	IBC_PATTERN_ROUND_SEND = 1,   /* two-sided send/receive */
+	IBC_PATTERN_ROUND_MCAST = 2   /* one multicast datagram to everyone */
+};
+
+struct ibc_pattern_round {
+	int out, in;
+	long blocks;
+	enum ibc_pattern_round_kind kind;
+};
+
+/* Each fills at most cap rounds and returns how many the schedule has (so a
+ * return > cap means r was too short), or IBC_ERR_INVAL for bad arguments.
+ *   diss:    ceil(log2 n) rounds of one signal out and in
+ *   pe:      the pairwise exchange's steps (fold-in and release included)
+ *   knomial: the gather of a k-nomial tree of radix (fan-in + 1): per
+ *            stage, the root's children in that stage come in (in = that
+ *            many, out = 1 for the children sending)
+ *   comb:    the combining all-to-all's steps, blocks = slots moved
+ *   ring:    direct exchange: all at once (one round, n - 1 out and in) or
+ *            one peer per step (n - 1 rounds) */
+int ibc_pattern_diss_rounds(int n, enum ibc_pattern_round_kind kind, struct ibc_pattern_round *r,
+			    int cap);
+int ibc_pattern_pe_rounds(int n, enum ibc_pattern_round_kind kind, struct ibc_pattern_round *r,
+			  int cap);
+int ibc_pattern_knomial_rounds(int n, int radix, enum ibc_pattern_round_kind kind,
+			       struct ibc_pattern_round *r, int cap);
+int ibc_pattern_comb_rounds(enum ibc_pattern_comb comb, int n, enum ibc_pattern_round_kind kind,
+			    struct ibc_pattern_round *r, int cap);
+int ibc_pattern_ring_rounds(int n, int all_at_once, enum ibc_pattern_round_kind kind,
+			    struct ibc_pattern_round *r, int cap);
+
 #endif

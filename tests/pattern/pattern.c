@@ -385,6 +385,74 @@ static void test_comb(enum ibc_pattern_comb kind, const char *name, int n)
 	       name, n);
 }
 
+/* The rounds for cost models against the schedules they summarise: as
+ * many rounds as steps, and per round what the busiest rank does there. */
+static void test_rounds(int n)
+{
+	static struct ibc_pattern_round r[NMAX + 2];
+	static int children[NMAX];
+	static const int radices[] = { 2, 4, 8, 16 };
+	int m, k, rank, ok, j;
+	size_t f;
+
+	m = ibc_pattern_diss_rounds(n, IBC_PATTERN_ROUND_WRITE, r, NMAX);
+	ok = m == ibc_pattern_diss_nsteps(n);
+	for (k = 0; ok && k < m; k++)
+		ok = r[k].out == 1 && r[k].in == 1 && r[k].blocks == 0 &&
+		     r[k].kind == IBC_PATTERN_ROUND_WRITE;
+	tap_ok(ok, "diss rounds n=%d: %d of one signal", n, m);
+	m = ibc_pattern_pe_rounds(n, IBC_PATTERN_ROUND_SEND, r, NMAX);
+	ok = m == ibc_pattern_pe_nsteps(n);
+	for (k = 0; ok && k < m; k++) {
+		int busy = 0;
+
+		for (rank = 0; rank < n; rank++) {
+			struct ibc_pattern_step st;
+
+			ibc_pattern_pe_step_get(n, rank, k, &st);
+			busy |= st.send_to >= 0;
+		}
+		ok = busy && r[k].out == 1 && r[k].kind == IBC_PATTERN_ROUND_SEND;
+	}
+	tap_ok(ok, "pe rounds n=%d: one per step (%d)", n, m);
+	for (f = 0; f < sizeof(radices) / sizeof(radices[0]); f++) {
+		int radix = radices[f];
+
+		m = ibc_pattern_knomial_rounds(n, radix, IBC_PATTERN_ROUND_WRITE, r, NMAX);
+		ok = m == (n == 1 ? 0 : ibc_pattern_logk_ceil(n, radix));
+		for (k = 0; ok && k < m; k++) {
+			int most = 0;
+
+			/* the most children any rank gathers in stage k */
+			for (rank = 0; rank < n; rank++) {
+				struct ibc_pattern_node nd;
+				int c = 0;
+
+				ibc_pattern_knomial_node_get(n, radix, 0, rank, children, NMAX, &nd);
+				for (j = 0; j < nd.nchildren; j++)
+					c += ibc_pattern_knomial_stage(n, radix, 0, children[j]) == k;
+				most = c > most ? c : most;
+			}
+			ok = r[k].in == most && r[k].out == 1;
+		}
+		tap_ok(ok, "knomial rounds n=%d radix=%d: %d stages, the busiest parent's children", n,
+		       radix, m);
+	}
+	m = ibc_pattern_comb_rounds(IBC_PATTERN_COMB_BRUCK, n, IBC_PATTERN_ROUND_SEND, r, NMAX);
+	ok = m == ibc_pattern_comb_nsteps(IBC_PATTERN_COMB_BRUCK, n);
+	for (k = 0; ok && k < m; k++)
+		ok = r[k].blocks == ibc_pattern_comb_nmoves(IBC_PATTERN_COMB_BRUCK, n, k);
+	tap_ok(ok, "bruck rounds n=%d: blocks = slots moved", n);
+	tap_ok(ibc_pattern_ring_rounds(n, 1, IBC_PATTERN_ROUND_WRITE, r, NMAX) == (n > 1) &&
+		       (n == 1 || (r[0].out == n - 1 && r[0].in == n - 1 && r[0].blocks == 1)) &&
+		       ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, r, NMAX) == n - 1,
+	       "ring rounds n=%d: all at once, or n - 1 steps", n);
+	/* a short array: the count, nothing written past it */
+	r[0].out = -7;
+	tap_ok(ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, r, 0) == n - 1 && r[0].out == -7,
+	       "ring rounds n=%d: cap 0 counts only", n);
+}
+
 int main(void)
 {
 	static const int fanins[] = { 1, 2, 3, 7, 15, 63 };
@@ -407,6 +475,7 @@ int main(void)
 			test_tree("kary", ibc_pattern_kary_node_get, n, fanins[f], 0, 0);
 		}
 		test_hcube_ring(n);
+		test_rounds(n);
 		test_comb(IBC_PATTERN_COMB_BRUCK, "bruck", n);
 		if (ibc_pattern_pow2_is(n))
 			test_comb(IBC_PATTERN_COMB_HCUBE, "hypercube", n);
@@ -414,5 +483,10 @@ int main(void)
 			tap_ok(ibc_pattern_comb_nsteps(IBC_PATTERN_COMB_HCUBE, n) < 0,
 			       "hypercube all-to-all n=%d refused", n);
 	}
+	tap_ok(ibc_pattern_diss_rounds(0, IBC_PATTERN_ROUND_WRITE, NULL, 0) < 0 &&
+		       ibc_pattern_knomial_rounds(4, 1, IBC_PATTERN_ROUND_WRITE, NULL, 0) < 0 &&
+		       ibc_pattern_comb_rounds(IBC_PATTERN_COMB_HCUBE, 6, IBC_PATTERN_ROUND_SEND, NULL,
+					       0) < 0,
+	       "rounds: bad n, radix 1, a hypercube of 6 refused");
 	return tap_done();
 }
