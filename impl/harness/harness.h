@@ -318,6 +318,8 @@ int ibc_harness_cli_boot(const struct ibc_harness_cli *c, int dflt_ranks, struct
 
 /* ---------------------------------------------------------- suites ---- */
 /* The runner's suite table (suites.c): adding a suite = one entry. */
+struct ibc_pattern_round;
+
 struct ibc_suite {
 	const char *name;
 	const char *description;
@@ -330,6 +332,11 @@ struct ibc_suite {
 	int max_ranks;              /* 0: any; a sweep skips the rank counts outside */
 	const char *factor_ref;     /* the summary's factor table: this variant's p50 / each row's */
 	int needs_verbs;            /* 1: runs only where a verbs device is active */
+	/* the critical path of a variant's algorithm on n ranks (at fanin, <= 0
+	 * when none) as rounds, for the LoP closed loop (`ibchar model`); < 0
+	 * when the variant has no round structure (e.g. the host MPI's); NULL:
+	 * the suite's rows are not predicted */
+	int (*rounds)(const char *variant, int n, long fanin, struct ibc_pattern_round *r, int cap);
 };
 
 extern const struct ibc_suite ibc_suites[];

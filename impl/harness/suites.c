@@ -3,7 +3,17 @@
  * the bench binary print its variants itself (one per line). */
 #include "harness/harness.h"
 
+#include "alltoall/alltoall.h"
+#include "barrier/barrier.h"
+
 #include <string.h>
+
+static int alltoall_rounds(const char *variant, int n, long fanin, struct ibc_pattern_round *r,
+			   int cap)
+{
+	(void)fanin;
+	return ibc_alltoall_alg_rounds(variant, n, r, cap);
+}
 
 const struct ibc_suite ibc_suites[] = {
 	{
@@ -44,6 +54,7 @@ const struct ibc_suite ibc_suites[] = {
 		.min_ranks = 1,
 		.factor_ref = "mpi",
 		.needs_verbs = 0,
+		.rounds = ibc_barrier_alg_rounds,
 	},
 	{
 		.name = "alltoall",
@@ -57,6 +68,7 @@ const struct ibc_suite ibc_suites[] = {
 		.min_ranks = 1,
 		.factor_ref = "mpi",
 		.needs_verbs = 0,
+		.rounds = alltoall_rounds,
 	},
 	{
 		.name = "channel",
@@ -69,6 +81,18 @@ const struct ibc_suite ibc_suites[] = {
 		.list_args = "--list",
 		.min_ranks = 2,
 		.max_ranks = 2,
+		.needs_verbs = 0,
+	},
+	{
+		.name = "logp",
+		.description = "the LoP model of Hoefler & Rehm: o_s(p), o_r(p), RTT(p) 1:n and n:1, "
+			       "post lists, inline, send and RDMA write; LogGP's PRTT; fitted",
+		.bench = "ibchar-logp",
+		.launcher = "fork",
+		.default_ranks = "2,4,8",
+		.variants = "os-*,or*,rtt-*,loggp-prtt*",
+		.list_args = "--list",
+		.min_ranks = 2,
 		.needs_verbs = 0,
 	},
 };

@@ -50,7 +50,7 @@ struct ibc_suite_def;
 struct ibc_suite_variant;
 
 #define IBC_SUITE_MAX_COUNTERS 8
-#define IBC_SUITE_MAX_OPS 64
+#define IBC_SUITE_MAX_OPS 512
 
 /* What every callback sees of the run. */
 struct ibc_suite_ctx {

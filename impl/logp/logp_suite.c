@@ -1,0 +1,562 @@
+/* The LoP suite's kernels (logp_suite.h) on the suite driver. */
+#include "logp/logp_suite.h"
+
+#include "boot/boot.h"
+#include "core/log.h"
+#include "core/status.h"
+#include "core/stats.h"
+#include "core/timer.h"
+#include "logp/logp_fits.h"
+#include "xport/xport.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WAIT_NS 30000000000LL
+#define LK_TAG 0x10C9ULL
+#define FLAG_MIN (1ULL << 56) /* a slot's last word once the message's last byte (1) is in */
+#define PAD8(n) (((n) + 7) & ~(size_t)7)
+#define PRTT_PROBES 21
+#define MAX_P 1024 /* peers per kernel */
+
+enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT };
+
+struct lk_arg {
+	enum lk_kind kind;
+	int write;     /* RDMA WRITE instead of SEND */
+	int list;      /* the p requests as one post list */
+	int inl;       /* inline */
+	int prtt_n;    /* PRTT: messages */
+	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
+};
+
+struct lk_inst {
+	struct ibc_xport_mr *mr;      /* N slots: writes land in the writer's slot, receives too */
+	struct ibc_xport_mr *src;     /* the message (its last byte 1) */
+	struct ibc_xport_rdesc *rd;   /* every rank's mr */
+	size_t m, slot;
+	int p;
+	double d_us;                  /* PRTT's delay */
+};
+
+static const struct lk_arg *arg_of(const struct ibc_suite_op *o)
+{
+	return o->v->arg;
+}
+
+static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long p,
+		     char *why, size_t cap)
+{
+	const struct lk_arg *a = v->arg;
+	int n = c->x->size;
+
+	if (n < 2) {
+		snprintf(why, cap, "needs 2 ranks or more");
+		return IBC_ERR_UNSUPPORTED;
+	}
+	if (a->kind != LK_PRTT && (p < 1 || p > n - 1 || p > MAX_P)) {
+		snprintf(why, cap, "p = %ld peers needs N >= %ld ranks", p, p + 1);
+		return IBC_ERR_UNSUPPORTED;
+	}
+	return IBC_OK;
+}
+
+/* the message of this rank into peer's slot of this rank (WRITE) or to its
+ * next receive (SEND) */
+static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+		   int peer, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr)
+{
+	sge->addr = (uintptr_t)in->src->addr;
+	sge->len = (uint32_t)in->m;
+	sge->lkey = in->src->lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = LK_TAG;
+	wr->opcode = write ? IBC_XPORT_OP_WRITE : IBC_XPORT_OP_SEND;
+	wr->flags = IBC_XPORT_WR_SIGNALED | (a->inl ? IBC_XPORT_WR_INLINE : 0);
+	wr->peer = peer;
+	wr->num_sge = 1;
+	wr->sge = sge;
+	if (write) {
+		wr->remote_addr = in->rd[peer].addr + (uint64_t)x->rank * in->slot + in->slot - in->m;
+		wr->rkey = in->rd[peer].rkey;
+	}
+}
+
+/* Posts wrs[0..n): one call (list) or one call each. */
+static int post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int list)
+{
+	int posted, i, rc = IBC_OK;
+
+	if (list)
+		return ibc_xport_post(x, wrs, n, &posted);
+	for (i = 0; i < n && rc == IBC_OK; i++)
+		rc = ibc_xport_post(x, &wrs[i], 1, &posted);
+	return rc;
+}
+
+/* Waits for n completions on cq (all of them this kernel's). */
+static int reap(struct ibc_xport *x, int cq, int n)
+{
+	struct ibc_xport_wc wc;
+	int rc;
+
+	while (n-- > 0) {
+		rc = ibc_xport_cq_wait(x, cq, WAIT_NS, &wc);
+		if (rc != IBC_OK)
+			return rc;
+		if (wc.status != IBC_OK) {
+			ibc_error("logp: completion error from rank %d: %s", wc.peer, wc.reason);
+			return wc.status;
+		}
+	}
+	return IBC_OK;
+}
+
+/* Posts n receives from peer (into its slot). */
+static int recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, int n, int list)
+{
+	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + (size_t)from * in->slot,
+				     (uint32_t)in->slot, in->mr->lkey };
+	struct ibc_xport_recv_wr rw[IBC_LOGP_PRTT_N];
+	int i, posted, rc = IBC_OK;
+
+	for (i = 0; i < n; i++)
+		rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = from, .num_sge = 1,
+						    .sge = &sge };
+	if (list)
+		return ibc_xport_recv_post(x, rw, n, &posted);
+	for (i = 0; i < n && rc == IBC_OK; i++)
+		rc = ibc_xport_recv_post(x, &rw[i], 1, &posted);
+	return rc;
+}
+
+/* One message from peer: its receive completion (SEND), or its last byte
+ * in its slot (WRITE), which is then cleared for the next. */
+static int msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int write)
+{
+	uint64_t *w;
+	int rc;
+
+	if (!write)
+		return reap(x, IBC_XPORT_CQ_RECV, 1);
+	w = (uint64_t *)((unsigned char *)in->mr->addr + (size_t)(from + 1) * in->slot - 8);
+	rc = ibc_xport_wait_u64(x, w, FLAG_MIN, WAIT_NS, NULL);
+	if (rc == IBC_OK)
+		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+	return rc;
+}
+
+/* One message to peer, completed. */
+static int msg_send(struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a, int peer,
+		    int write)
+{
+	struct ibc_xport_sge sge;
+	struct ibc_xport_wr wr;
+	int rc;
+
+	msg_wr(x, in, a, peer, write, &sge, &wr);
+	rc = post(x, &wr, 1, 0);
+	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
+}
+
+/* ------------------------------------------------------------ kernels -- */
+
+static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	struct ibc_xport_sge sge[MAX_P];
+	struct ibc_xport_wr wrs[MAX_P];
+	uint64_t t0, t1;
+	int i, rc;
+
+	if (x->rank == 0) {
+		for (i = 0; i < in->p; i++)
+			msg_wr(x, in, a, i + 1, a->write, &sge[i], &wrs[i]);
+		t0 = ibc_timer_ticks();
+		rc = post(x, wrs, in->p, a->list);
+		t1 = ibc_timer_ticks();
+		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0) / in->p);
+		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
+	}
+	if (!a->write && x->rank <= in->p)
+		return reap(x, IBC_XPORT_CQ_RECV, 1);
+	return IBC_OK;
+}
+
+static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	struct ibc_xport_sge sge[MAX_P];
+	struct ibc_xport_recv_wr rw[MAX_P];
+	struct ibc_xport_wr go[MAX_P];
+	uint64_t t0, t1;
+	int i, rc, posted;
+
+	if (x->rank == 0) {
+		for (i = 0; i < in->p; i++) {
+			sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + (size_t)(i + 1) * in->slot,
+							 (uint32_t)in->slot, in->mr->lkey };
+			rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = i + 1, .num_sge = 1,
+							    .sge = &sge[i] };
+		}
+		t0 = ibc_timer_ticks();
+		if (a->list) {
+			rc = ibc_xport_recv_post(x, rw, in->p, &posted);
+		} else {
+			for (i = 0, rc = IBC_OK; i < in->p && rc == IBC_OK; i++)
+				rc = ibc_xport_recv_post(x, &rw[i], 1, &posted);
+		}
+		t1 = ibc_timer_ticks();
+		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0) / in->p);
+		/* untimed: let the peers send into them */
+		for (i = 0; i < in->p; i++)
+			msg_wr(x, in, a, i + 1, 1, &sge[i], &go[i]);
+		if (rc == IBC_OK)
+			rc = post(x, go, in->p, 1);
+		if (rc == IBC_OK)
+			rc = reap(x, IBC_XPORT_CQ_SEND, in->p);
+		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_RECV, in->p) : rc;
+	}
+	if (x->rank > in->p)
+		return IBC_OK;
+	rc = msg_wait(x, in, 0, 1);
+	return rc == IBC_OK ? msg_send(x, in, a, 0, 0) : rc;
+}
+
+static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	struct ibc_xport_sge sge[MAX_P];
+	struct ibc_xport_wr wrs[MAX_P];
+	uint64_t t0;
+	int i, rc;
+
+	if (x->rank == 0) {
+		for (i = 0; i < in->p; i++)
+			msg_wr(x, in, a, i + 1, a->write, &sge[i], &wrs[i]);
+		t0 = ibc_timer_ticks();
+		rc = post(x, wrs, in->p, a->list);
+		for (i = 0; i < in->p && rc == IBC_OK; i++)
+			rc = msg_wait(x, in, i + 1, a->write);
+		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) / in->p);
+		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
+	}
+	if (x->rank > in->p)
+		return IBC_OK;
+	rc = msg_wait(x, in, 0, a->write);
+	return rc == IBC_OK ? msg_send(x, in, a, 0, a->write) : rc;
+}
+
+static int run_rtt_n1(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	struct ibc_xport_sge sge[MAX_P], one;
+	struct ibc_xport_wr wrs[MAX_P], wr;
+	uint64_t t0;
+	int i, rc;
+
+	ibc_harness_sample_set(o->h, 0); /* only the peers' round trips count */
+	if (x->rank == 0) {
+		for (i = 0, rc = IBC_OK; i < in->p && rc == IBC_OK; i++)
+			rc = msg_wait(x, in, i + 1, a->write);
+		for (i = 0; i < in->p; i++)
+			msg_wr(x, in, a, i + 1, a->write, &sge[i], &wrs[i]);
+		if (rc == IBC_OK)
+			rc = post(x, wrs, in->p, a->list);
+		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
+	}
+	if (x->rank > in->p)
+		return IBC_OK;
+	msg_wr(x, in, a, 0, a->write, &one, &wr);
+	t0 = ibc_timer_ticks();
+	rc = post(x, &wr, 1, 0);
+	if (rc == IBC_OK)
+		rc = msg_wait(x, in, 0, a->write);
+	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) / in->p);
+	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
+}
+
+/* PRTT(n, d, s) between ranks 0 and 1, receives posted beforehand (rank 0:
+ * one from 1; rank 1: n from 0); rank 0's time in *us. */
+static int prtt_once(struct ibc_xport *x, struct lk_inst *in, const struct lk_arg *a, int n,
+		     double d_us, double *us)
+{
+	struct ibc_xport_sge sge;
+	struct ibc_xport_wr wr;
+	uint64_t t0;
+	int i, rc = IBC_OK;
+
+	if (x->rank == 0) {
+		msg_wr(x, in, a, 1, 0, &sge, &wr);
+		t0 = ibc_timer_ticks();
+		for (i = 0; i < n && rc == IBC_OK; i++) {
+			rc = post(x, &wr, 1, 0);
+			if (d_us > 0 && i < n - 1)
+				ibc_timer_spin_us(d_us);
+		}
+		if (rc == IBC_OK)
+			rc = reap(x, IBC_XPORT_CQ_RECV, 1);
+		*us = ibc_timer_ticks_to_us(ibc_timer_ticks() - t0);
+		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, n) : rc;
+	}
+	if (x->rank != 1)
+		return IBC_OK;
+	rc = reap(x, IBC_XPORT_CQ_RECV, n);
+	return rc == IBC_OK ? msg_send(x, in, a, 0, 0) : rc;
+}
+
+static int prtt_post(struct ibc_xport *x, struct lk_inst *in, int n)
+{
+	if (x->rank == 0)
+		return recv_post(x, in, 1, 1, 0);
+	if (x->rank == 1)
+		return recv_post(x, in, 0, n, 1);
+	return IBC_OK;
+}
+
+/* d = PRTT(1, 0, s), the median of a few, measured at set-up (rank 0's) */
+static int prtt_delay(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	double t[PRTT_PROBES], us = 0;
+	int k, rc = prtt_post(x, in, 1);
+
+	if (rc == IBC_OK)
+		rc = ibc_boot_barrier(o->ctx->boot);
+	for (k = 0; k < PRTT_PROBES && rc == IBC_OK; k++) {
+		rc = prtt_once(x, in, a, 1, 0, &us);
+		t[k] = us;
+		/* the next round's receives, posted everywhere before it starts */
+		if (rc == IBC_OK && k < PRTT_PROBES - 1)
+			rc = prtt_post(x, in, 1);
+		if (rc == IBC_OK)
+			rc = ibc_boot_barrier(o->ctx->boot);
+	}
+	if (rc == IBC_OK) {
+		ibc_stats_sort(t, PRTT_PROBES);
+		in->d_us = ibc_stats_quantile_sorted(t, PRTT_PROBES, 0.5);
+	}
+	return rc;
+}
+
+static int lk_run(struct ibc_suite_op *o)
+{
+	struct lk_inst *in = o->inst;
+	const struct lk_arg *a = arg_of(o);
+	double us = 0;
+	int rc;
+
+	switch (a->kind) {
+	case LK_OS:
+		return run_os(o, in, a);
+	case LK_OR:
+		return run_or(o, in, a);
+	case LK_RTT_1N:
+		return run_rtt_1n(o, in, a);
+	case LK_RTT_N1:
+		return run_rtt_n1(o, in, a);
+	case LK_PRTT:
+		rc = prtt_once(o->ctx->x, in, a, a->prtt_n, a->prtt_d ? in->d_us : 0, &us);
+		if (o->ctx->x->rank == 0)
+			ibc_harness_sample_set(o->h, us);
+		return rc;
+	}
+	return IBC_ERR_INVAL;
+}
+
+/* the receives of the next iteration, before its sync step */
+static int lk_prepare(struct ibc_suite_op *o)
+{
+	struct lk_inst *in = o->inst;
+	const struct lk_arg *a = arg_of(o);
+	struct ibc_xport *x = o->ctx->x;
+	int i, rc = IBC_OK;
+
+	if (a->kind == LK_PRTT)
+		return prtt_post(x, in, a->prtt_n);
+	if (a->write || a->kind == LK_OR || x->rank > in->p)
+		return IBC_OK;
+	if (x->rank != 0)
+		return recv_post(x, in, 0, 1, 0);
+	if (a->kind == LK_OS)
+		return IBC_OK;
+	for (i = 1; i <= in->p && rc == IBC_OK; i++)
+		rc = recv_post(x, in, i, 1, 0);
+	return rc;
+}
+
+static int lk_teardown(struct ibc_suite_op *o)
+{
+	struct lk_inst *in = o->inst;
+
+	if (in == NULL)
+		return IBC_OK;
+	if (in->mr)
+		(void)ibc_xport_mr_dereg(o->ctx->x, in->mr);
+	if (in->src)
+		(void)ibc_xport_mr_dereg(o->ctx->x, in->src);
+	free(in->rd);
+	free(in);
+	o->inst = NULL;
+	return IBC_OK;
+}
+
+static int lk_setup(struct ibc_suite_op *o)
+{
+	const struct lk_arg *a = arg_of(o);
+	struct ibc_xport *x = o->ctx->x;
+	struct lk_inst *in;
+	int rc;
+
+	if (a->inl && o->pt->bytes > x->caps.max_inline)
+		return IBC_ERR_UNSUPPORTED; /* inline only up to the transport's inline size */
+	in = calloc(1, sizeof(*in));
+	if (in == NULL)
+		return IBC_ERR_NOMEM;
+	o->inst = in;
+	in->m = o->pt->bytes > 0 ? o->pt->bytes : 1;
+	in->slot = PAD8(in->m);
+	in->p = a->kind == LK_PRTT ? 1 : (int)o->fanin;
+	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
+	rc = in->rd == NULL ? IBC_ERR_NOMEM : IBC_OK;
+	if (rc == IBC_OK)
+		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)x->size,
+					IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE,
+					&in->mr);
+	if (rc == IBC_OK)
+		rc = ibc_xport_mr_alloc(x, in->slot, IBC_XPORT_ACCESS_LOCAL_WRITE, &in->src);
+	if (rc == IBC_OK) {
+		memset(in->mr->addr, 0, in->slot * (size_t)x->size);
+		memset(in->src->addr, 1, in->m); /* the last byte (1) marks arrival */
+		rc = ibc_xport_rdesc_allgather(x, &in->mr->rdesc, in->rd);
+	}
+	if (rc == IBC_OK)
+		rc = ibc_xport_connect(x, NULL);
+	if (rc == IBC_OK && a->kind == LK_PRTT && a->prtt_d)
+		rc = prtt_delay(o, in, a);
+	if (rc != IBC_OK)
+		(void)lk_teardown(o);
+	return rc;
+}
+
+static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
+{
+	const struct lk_arg *a = arg_of(o);
+	struct lk_inst *in = o->inst;
+	static const char *const kinds[] = { "os", "or", "rtt-1n", "rtt-n1", "prtt" };
+
+	if (a->kind == LK_PRTT)
+		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
+			 a->prtt_d ? in->d_us : 0.0);
+	else
+		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d", kinds[a->kind],
+			 a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
+			 a->list ? "list" : "single", a->inl, in->p);
+	return IBC_OK;
+}
+
+/* ------------------------------------------------------------ table ---- */
+
+static const struct lk_arg args[] = {
+	{ LK_OS, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0 }, { LK_OS, 0, 1, 0, 0, 0 },
+	{ LK_OS, 0, 1, 1, 0, 0 }, { LK_OS, 1, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0 },
+	{ LK_OS, 1, 1, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0 },
+	{ LK_OR, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0 },
+	{ LK_RTT_1N, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0 }, { LK_RTT_N1, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0 }, { LK_RTT_N1, 1, 0, 0, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, 1, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0 },
+	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1 },
+};
+#define NARGS (sizeof(args) / sizeof(args[0]))
+
+static char names[NARGS][40];
+static char descs[NARGS][200];
+
+static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
+{
+	static const char *const what[] = {
+		[LK_OS] = "o_s(p): the call(s) posting p requests to p peers, per request",
+		[LK_OR] = "o_r(p): posting p receives, per request",
+		[LK_RTT_1N] = "RTT(p) 1:n: rank 0 to p peers and their answers, per peer",
+		[LK_RTT_N1] = "RTT(p) n:1: p peers to rank 0 and its answers, per peer",
+		[LK_PRTT] = "LogGP: PRTT(n, d, s) between ranks 0 and 1",
+	};
+	size_t i, n = 0;
+
+	for (i = 0; i < NARGS && n < cap; i++, n++) {
+		const struct lk_arg *a = &args[i];
+		const char *op = a->write ? "write" : "send";
+
+		switch (a->kind) {
+		case LK_OS:
+			snprintf(names[i], sizeof(names[i]), "os-%s%s%s", op, a->list ? "-list" : "",
+				 a->inl ? "-inline" : "");
+			break;
+		case LK_OR:
+			snprintf(names[i], sizeof(names[i]), "or%s", a->list ? "-list" : "");
+			break;
+		case LK_RTT_1N:
+		case LK_RTT_N1:
+			snprintf(names[i], sizeof(names[i]), "rtt-%s-%s%s", op,
+				 a->kind == LK_RTT_1N ? "1n" : "n1", a->list ? "-list" : "");
+			break;
+		case LK_PRTT:
+			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",
+				 a->prtt_n == 1 ? "1" : a->prtt_d ? "d" : "n");
+			break;
+		}
+		if (a->kind == LK_PRTT)
+			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
+				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");
+		else
+			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s)", what[a->kind],
+				 a->kind == LK_OR ? "recv" : op, a->list ? ", one post list" : ", one call each",
+				 a->inl ? ", inline" : "");
+		out[n] = (struct ibc_suite_variant){
+			.name = names[i], .desc = descs[i],
+			.flags = (a->kind == LK_PRTT ? 0 : IBC_SUITE_V_FANIN) | IBC_SUITE_V_NO_B2B,
+			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
+			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,
+			.run = lk_run, .extra = lk_extra, .teardown = lk_teardown,
+		};
+	}
+	return n;
+}
+
+static int after_run(struct ibc_suite_ctx *c)
+{
+	if (c->boot->rank != 0)
+		return IBC_OK;
+	return ibc_logp_fits_write(c->cli->out, getenv("IBC_RUN_ID"), NULL);
+}
+
+static void info(FILE *out)
+{
+	fprintf(out, "  p (peers) is the fan-in column: --fanin 1,2,4 (default 1..N-1, up to 64)\n"
+		     "  fits: DIR/fits.csv (t_rtt, t_ov per kernel, size and statistic; LogGP),\n"
+		     "        DIR/logp-derived.csv (L(p), L_list(p), LogGP's o, g, L, G)\n");
+}
+
+static const size_t dflt_sizes[] = { 1, 4096 };
+static const long dflt_p[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+			       20, 24, 28, 32, 40, 48, 56, 63 };
+
+const struct ibc_suite_def ibc_logp_suite = {
+	.name = "logp",
+	.prog = "ibchar-logp",
+	.summary = "The LoP model of Hoefler & Rehm: o_s(p), o_r(p), RTT(p) 1:n and n:1 for send "
+		   "and RDMA write, single posts against post lists, inline against not, per "
+		   "number of peers p (the fanin column, 1..N-1), and LogGP's parametrised round "
+		   "trips; the run's rows are fitted into fits.csv and logp-derived.csv.",
+	.flags = IBC_SUITE_XPORT,
+	.kind = IBC_HARNESS_COLLECTIVE,
+	.min_ranks = 2,
+	.default_ranks = 4,
+	.sizes = dflt_sizes,
+	.nsizes = sizeof(dflt_sizes) / sizeof(dflt_sizes[0]),
+	.fanins = dflt_p,
+	.nfanins = sizeof(dflt_p) / sizeof(dflt_p[0]),
+	.variants_fill = variants_fill,
+	.after = after_run,
+	.info = info,
+};
