@@ -1,4 +1,4 @@
-/* ibchar: the command-line front end.  Subcommands: list, run, plot.  Each has
+/* ibchar: the command-line front end.  Subcommands: list, run, model, plot.  Each has
  * its own option table; the logic is in impl/harness/runner.c. */
 #include "core/log.h"
 #include "core/opt.h"
@@ -19,6 +19,8 @@ static const struct ibc_opt_spec main_spec = {
 	.epilog = "Commands:\n"
 		  "  list                 suites, variants, transports and MPIs found here\n"
 		  "  run [SUITE...]       run suites (default: every suite that can run here)\n"
+		  "  model DIR            the LoP closed loop: DIR's fitted logp model predicts its\n"
+		  "                       barrier and all-to-all rows, and extrapolates them\n"
 		  "  plot DIR             draw the figures of the suites found in DIR/results.csv\n"
 		  "Run 'ibchar COMMAND --help' for a command's options.",
 	.stop_at_operand = 1,
@@ -87,6 +89,40 @@ static const struct ibc_opt_spec plot_spec = {
 	.opts = plot_opts,
 };
 
+static const char *model_fits;
+static const struct ibc_opt model_opts[] = {
+	{ .name = "fits", .type = IBC_OPT_STRING, .dest = &model_fits, .metavar = "DIR2",
+	  .help = "take fits.csv and logp-derived.csv from DIR2 (a logp run) instead of DIR" },
+	IBC_OPT_END
+};
+static const struct ibc_opt_spec model_spec = {
+	.prog = "ibchar model",
+	.synopsis = "[--fits DIR2] DIR",
+	.summary = "The LoP closed loop (Hoefler & Rehm): the fitted model of a logp run "
+		   "(DIR/fits.csv, from `ibchar run logp`) predicts every barrier and all-to-all "
+		   "row of DIR/results.csv from the algorithms' rounds, by LoP and by LogGP, and "
+		   "extrapolates them to 1 K .. 64 K processes; RGM's fan-in is chosen by the model "
+		   "and checked against the measured sweep.  Writes DIR/lop-model.csv, "
+		   "lop-extrapolation.csv and lop-fanin.csv and prints the tables.  Exit 2 for "
+		   "bad arguments, 1 when there is no fit or nothing to predict.",
+	.opts = model_opts,
+};
+
+static int cmd_model(int argc, char **argv)
+{
+	int first, rc = ibc_opt_parse(&model_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (argc - first != 1) {
+		fprintf(stderr, "ibchar model: one results directory is needed\nTry 'ibchar model --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	return ibc_harness_runner_model(argv[first], model_fits);
+}
+
 static int cmd_plot(int argc, char **argv, const char *bindir)
 {
 	struct ibc_harness_plot_opts o = { .bindir = bindir };
@@ -146,7 +182,7 @@ int main(int argc, char **argv)
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
 	if (first >= argc) {
-		fprintf(stderr, "ibchar: a command is needed (list, run, plot)\nTry 'ibchar --help'.\n");
+		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot)\nTry 'ibchar --help'.\n");
 		return 2;
 	}
 	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
@@ -156,10 +192,12 @@ int main(int argc, char **argv)
 		rc = cmd_list(argc - first, argv + first, bindir);
 	else if (strcmp(argv[first], "run") == 0)
 		rc = cmd_run(argc - first, argv + first, bindir);
+	else if (strcmp(argv[first], "model") == 0)
+		rc = cmd_model(argc - first, argv + first);
 	else if (strcmp(argv[first], "plot") == 0)
 		rc = cmd_plot(argc - first, argv + first, bindir);
 	else {
-		fprintf(stderr, "ibchar: unknown command '%s' (list, run, plot)\nTry 'ibchar --help'.\n", argv[first]);
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot)\nTry 'ibchar --help'.\n", argv[first]);
 		return 2;
 	}
 	return ibc_status_exit_code(rc);

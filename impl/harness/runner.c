@@ -8,6 +8,7 @@
 #include "core/opt.h"
 #include "core/status.h"
 #include "core/topo.h"
+#include "logp/logp_model.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -563,6 +564,20 @@ static void summary_print(const char *out, const char *run_id)
 	ibc_csv_table_free(t);
 }
 
+int ibc_harness_runner_model(const char *dir, const char *fits_dir)
+{
+	struct ibc_logp_family fams[16];
+	struct ibc_logp_model_opts mo = { .dir = dir, .fits_dir = fits_dir, .fams = fams,
+					  .out = stdout };
+	size_t i;
+
+	for (i = 0; i < ibc_suites_count && mo.nfams < 16; i++)
+		if (ibc_suites[i].rounds != NULL)
+			fams[mo.nfams++] = (struct ibc_logp_family){ ibc_suites[i].name,
+								     ibc_suites[i].rounds };
+	return ibc_logp_model_run(&mo);
+}
+
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 {
 	static struct ibc_opt_strlist want;
@@ -715,6 +730,21 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 	}
 	free(have);
 	summary_print(out, run_id);
+	/* the closed loop, when this run measured both the model and something it predicts */
+	if (ran > 0) {
+		char fits[4200];
+		int predicted = 0;
+
+		for (i = 0; i < ntodo; i++)
+			predicted |= todo[i]->rounds != NULL;
+		snprintf(fits, sizeof(fits), "%s/fits.csv", out);
+		if (predicted && access(fits, R_OK) == 0) {
+			printf("\n");
+			fflush(stdout);
+			if (ibc_harness_runner_model(out, NULL) != IBC_OK)
+				failed++;
+		}
+	}
 	if (failed > 0) {
 		fprintf(stderr, "ibchar: %d launch%s failed\n", failed, failed == 1 ? "" : "es");
 		return IBC_ERR_REMOTE;

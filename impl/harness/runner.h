@@ -26,6 +26,10 @@ int ibc_harness_runner_list(const char *bindir);
  * launcher that cannot run the MPI build (--mpi alone picks mpirun).  A rank
  * count outside a suite's range is skipped for that suite with a note. */
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
+/* The LoP closed loop on dir's rows (logp_model.h) with the fits in
+ * fits_dir (NULL: dir), for every suite of the table with rounds; the
+ * table on stdout. */
+int ibc_harness_runner_model(const char *dir, const char *fits_dir);
 /* The directory of the running executable (for bindir). */
 int ibc_harness_runner_bindir(char *buf, size_t cap);
 

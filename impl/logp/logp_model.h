@@ -1,0 +1,55 @@
+/* The LoP closed loop: the fitted model (logp_fits.h) predicts the
+ * collectives' measured rows.
+ *
+ * A family is a suite whose variants have a round structure (impl/pattern,
+ * through the algorithm tables: barrier.h, alltoall.h); each measured row
+ * of such a suite (impl=ibchar, any run in DIR/results.csv) is predicted
+ * by summing its rounds' costs, with the fits of the same transport:
+ *
+ *   LoP (§4.4, as printed): a round in which the busiest rank sends to or
+ *     waits for k = max(out, in) peers costs t_1:k = o_s(k) + k L(k), with
+ *     L(k) = RTT(k)/2 - (o_s(k) + o_s(1)) from the p50 fits of rtt-*-1n and
+ *     os-* (write rounds: the RDMA write kernels; send rounds: send/recv;
+ *     a multicast release: send at k = 1, as the model has no multicast).
+ *     The model has no message size: ibchar evaluates it at the measured
+ *     sizes (logp's --sizes) and interpolates linearly in the round's bytes
+ *     (extrapolates past the largest, flagged size>max).
+ *   LogGP: 2o + L + (s-1)G + (k-1) max(o, g + (s-1)G) per round, o, g, L
+ *     at the smallest size and G over the sizes (Netgauge's PRTT method).
+ *
+ * Outputs (beside results.csv):
+ *   lop-model.csv: suite, variant, xport, ranks, bytes, fanin, oversub,
+ *     measured_us (p50_us), lop_us, lop_err, loggp_us, loggp_err, rounds,
+ *     note (k>pmax: a round needs the fit beyond its largest p;
+ *     size>max; mcast~send; oversub)
+ *   lop-extrapolation.csv: the same algorithms at N = 1 K, 4 K, 16 K and
+ *     64 K, method "model-eval" (the model evaluated over the pattern's
+ *     rounds: no contention, no simulator)
+ *   lop-fanin.csv: RGM's fan-in chosen by the model per N (l = 2^k - 1 < N)
+ *     against the measured sweep's best
+ * and a table on out. */
+#ifndef IBC_LOGP_MODEL_H
+#define IBC_LOGP_MODEL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct ibc_pattern_round;
+
+struct ibc_logp_family {
+	const char *suite;
+	int (*rounds)(const char *variant, int n, long fanin, struct ibc_pattern_round *r, int cap);
+};
+
+struct ibc_logp_model_opts {
+	const char *dir;                      /* DIR/results.csv; outputs go here */
+	const char *fits_dir;                 /* fits.csv, logp-derived.csv; NULL: dir */
+	const struct ibc_logp_family *fams;
+	size_t nfams;
+	FILE *out;                            /* the table; NULL: none */
+};
+
+/* IBC_ERR_NOTFOUND (logged) when there are no fits or no rows to predict. */
+int ibc_logp_model_run(const struct ibc_logp_model_opts *o);
+
+#endif

@@ -1,0 +1,199 @@
+/* The LoP closed loop on a synthetic results directory: kernel rows from
+ * known functions are fitted (fits.csv, logp-derived.csv), and the model's
+ * predictions of barrier and all-to-all rows equal the values worked out
+ * by hand from §4.4's formulas and LogGP's; the outputs and the errors for
+ * missing inputs. */
+#include "alltoall/alltoall.h"
+#include "barrier/barrier.h"
+#include "core/csv.h"
+#include "core/status.h"
+#include "logp/logp_fits.h"
+#include "logp/logp_model.h"
+#include "tap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport", "ranks",
+				    "bytes", "fanin", "min_us", "p50_us", "mean_us", "oversub",
+				    "extra" };
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+static struct ibc_csv_writer *w;
+
+static void row(const char *suite, const char *variant, int n, size_t bytes, long fanin, double us,
+		const char *extra)
+{
+	char f[8][32];
+	const char *fp[NCOLS] = { "R1", suite, variant, "ibchar", "shm", f[0], f[1], f[2],
+				  f[3], f[3], f[3], "0", extra };
+
+	snprintf(f[0], 32, "%d", n);
+	snprintf(f[1], 32, "%zu", bytes);
+	if (fanin > 0)
+		snprintf(f[2], 32, "%ld", fanin);
+	else
+		f[2][0] = '\0';
+	snprintf(f[3], 32, "%.9g", us);
+	ibc_csv_writer_row(w, fp);
+}
+
+/* the kernels' functions; size 4096 costs twice as much */
+static double rtt_w(double p, double k) { return k * (2 + 4 / p); }
+static double rtt_s(double p, double k) { return k * (3 + 4 / p); }
+static double os_w(double p, double k) { return k * (0.1 + 0.2 / p); }
+static double os_s(double p, double k) { return k * (0.2 + 0.2 / p); }
+
+static void kernels(void)
+{
+	static const size_t sizes[] = { 1, 4096 };
+	size_t s;
+	int p;
+
+	for (s = 0; s < 2; s++) {
+		double k = s ? 2 : 1, g = 0.5 + (double)(sizes[s] - 1) * 1e-4;
+
+		for (p = 1; p <= 7; p++) {
+			row("logp", "rtt-write-1n", 8, sizes[s], p, rtt_w(p, k), "");
+			row("logp", "rtt-send-1n", 8, sizes[s], p, rtt_s(p, k), "");
+			row("logp", "os-write", 8, sizes[s], p, os_w(p, k), "");
+			row("logp", "os-send", 8, sizes[s], p, os_s(p, k), "");
+		}
+		/* LogGP: PRTT(1) = 2, g(s) = 0.5 + (s - 1) 1e-4, o = 0.3, d = 2 */
+		row("logp", "loggp-prtt1", 8, sizes[s], 0, 2.0, "");
+		row("logp", "loggp-prttn", 8, sizes[s], 0, 2.0 + 15 * g, "");
+		row("logp", "loggp-prttd", 8, sizes[s], 0, 2.0 + 15 * (0.3 + 2.0), "d_us=2.000");
+	}
+}
+
+static double cell(const struct ibc_csv_table *t, const char *variant, int n, const char *fanin,
+		   const char *col)
+{
+	size_t r;
+
+	for (r = 0; r + 1 < t->nrows; r++)
+		if (strcmp(ibc_csv_cell(t, r, "variant"), variant) == 0 &&
+		    atoi(ibc_csv_cell(t, r, "ranks")) == n &&
+		    strcmp(ibc_csv_cell(t, r, "fanin"), fanin) == 0)
+			return strtod(ibc_csv_cell(t, r, col), NULL);
+	return NAN;
+}
+
+static int a2a_rounds(const char *v, int n, long fanin, struct ibc_pattern_round *r, int cap)
+{
+	(void)fanin;
+	return ibc_alltoall_alg_rounds(v, n, r, cap);
+}
+
+int main(void)
+{
+	const struct ibc_logp_family fams[] = { { "barrier", ibc_barrier_alg_rounds },
+						{ "alltoall", a2a_rounds } };
+	struct ibc_logp_model_opts mo = { .fams = fams, .nfams = 2 };
+	char dir[] = "/tmp/ibc-lopXXXXXX", path[256], cmd[300];
+	struct ibc_csv_table *t = NULL;
+	FILE *devnull = fopen("/dev/null", "w");
+	double o1w = os_w(1, 1), o1s = os_s(1, 1), v;
+	int rc;
+
+	tap_plan_none();
+	if (mkdtemp(dir) == NULL)
+		tap_bail_out("mkdtemp");
+	mo.dir = dir;
+	mo.out = devnull;
+	tap_is_int(ibc_logp_model_run(&mo), IBC_ERR_NOTFOUND, "no fits.csv: not found");
+
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
+		tap_bail_out("writing %s", path);
+	kernels();
+	row("barrier", "rds", 8, 0, 0, 10.0, "");
+	row("barrier", "pe", 8, 0, 0, 10.0, "");
+	row("barrier", "rgm", 8, 0, 7, 10.0, "");
+	row("barrier", "rgm", 8, 0, 3, 10.0, "");
+	row("barrier", "mpi", 8, 0, 0, 10.0, "");
+	row("alltoall", "bruck", 8, 1, 0, 10.0, "");
+	row("alltoall", "pairwise", 8, 8192, 0, 10.0, "");
+	ibc_csv_writer_close(w);
+
+	tap_is_int(ibc_logp_model_run(&mo), IBC_ERR_NOTFOUND, "rows but no fits.csv: not found");
+	rc = ibc_logp_fits_write(dir, NULL, NULL);
+	tap_is_int(rc, IBC_OK, "fits written");
+	snprintf(path, sizeof(path), "%s/fits.csv", dir);
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		size_t r, ok = 0, n = t->nrows - 1;
+		double r2min = 1;
+
+		for (r = 0; r + 1 < t->nrows; r++)
+			if (strcmp(ibc_csv_cell(t, r, "status"), "ok") == 0) {
+				ok++;
+				v = strtod(ibc_csv_cell(t, r, "r2"), NULL);
+				r2min = v < r2min ? v : r2min;
+			}
+		/* 4 kernels x 2 sizes x 3 statistics */
+		tap_is_int((long long)n, 24, "fits.csv: a row per kernel, size and statistic");
+		tap_is_int((long long)ok, 24, "... each fitted");
+		tap_ok(r2min > 0.9999, "... exactly (R2 min %.6f)", r2min);
+		ibc_csv_table_free(t);
+	}
+
+	rc = ibc_logp_model_run(&mo);
+	tap_is_int(rc, IBC_OK, "model run");
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		/* rds: 3 rounds of t_1:1 = o(1) + L(1) = RTT(1)/2 - o(1) */
+		double rds = 3 * (rtt_w(1, 1) / 2 - o1w);
+		/* rgm l = 7 on 8: one stage of 7 writes, then the release as a send */
+		double o7 = os_w(7, 1), L7 = rtt_w(7, 1) / 2 - (o7 + o1w);
+		double rgm = o7 + 7 * L7 + (rtt_s(1, 1) / 2 - o1s);
+		/* bruck, 1 B blocks: 3 steps of 4 blocks (4 B): between 1 and 4096 B */
+		double t1 = rtt_s(1, 1) / 2 - o1s, t4k = rtt_s(1, 2) / 2 - os_s(1, 2);
+		double bruck = 3 * (t1 + (t4k - t1) * 3.0 / 4095.0);
+		/* pairwise, 8 KiB: past 4096 B, LogGP's G (1e-4 us/B) per further byte */
+		double pairwise = 7 * (t4k + 4096 * 1e-4);
+
+		tap_is_double_within(cell(t, "rds", 8, "", "lop_us"), rds, 1e-3 * rds,
+				     "LoP rds N=8: 3 (RTT(1)/2 - o(1)) = %.4f", rds);
+		tap_is_double_within(cell(t, "pe", 8, "", "lop_us"), 3 * (rtt_s(1, 1) / 2 - o1s), 1e-3,
+				     "LoP pe N=8: the send kernels");
+		tap_is_double_within(cell(t, "rgm", 8, "7", "lop_us"), rgm, 1e-3 * rgm,
+				     "LoP rgm l=7 N=8: o(7) + 7 L(7) + a send = %.4f", rgm);
+		tap_is_double_within(cell(t, "bruck", 8, "", "lop_us"), bruck, 1e-3 * bruck,
+				     "LoP bruck N=8 1 B: sizes interpolated = %.4f", bruck);
+		tap_is_double_within(cell(t, "pairwise", 8, "", "lop_us"), pairwise, 1e-3 * pairwise,
+				     "LoP pairwise N=8 8 KiB: past the sizes by G = %.4f", pairwise);
+		/* LogGP: o = 0.3, g = 0.5, L = PRTT(1)/2 - 2 o = 0.4 */
+		tap_is_double_within(cell(t, "rds", 8, "", "loggp_us"), 3 * (0.6 + 0.4), 1e-6,
+				     "LogGP rds N=8: 3 (2o + L)");
+		tap_is_double_within(cell(t, "rgm", 8, "7", "loggp_us"), (1.0 + 6 * 0.5) + 1.0, 1e-6,
+				     "LogGP rgm l=7: 2o + L + 6 max(o, g), then 2o + L");
+		tap_is_double_within(cell(t, "rds", 8, "", "lop_err"), rds / 10 - 1, 1e-3,
+				     "relative error against p50");
+		tap_ok(isnan(cell(t, "mpi", 8, "", "lop_us")), "the host MPI's rows are not predicted");
+		ibc_csv_table_free(t);
+	} else {
+		tap_ok(0, "lop-model.csv readable");
+	}
+	snprintf(path, sizeof(path), "%s/lop-extrapolation.csv", dir);
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		double rds64 = cell(t, "rds", 65536, "", "lop_us");
+
+		tap_is_double_within(rds64, 16 * (rtt_w(1, 1) / 2 - o1w), 1e-3,
+				     "extrapolated rds at 64 K: 16 rounds");
+		tap_ok(strstr(ibc_csv_cell(t, 0, "method"), "model-eval") != NULL,
+		       "... method model-eval");
+		ibc_csv_table_free(t);
+	}
+	snprintf(path, sizeof(path), "%s/lop-fanin.csv", dir);
+	tap_ok(access(path, R_OK) == 0, "lop-fanin.csv written");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
+	fclose(devnull);
+	return tap_done();
+}

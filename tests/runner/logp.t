@@ -1,0 +1,67 @@
+#!/bin/sh
+# `ibchar run logp barrier alltoall` end to end on shm, and `ibchar model`:
+# every kernel writes rows for p = 1..N-1 at both sizes, fits.csv has a
+# fitted row per kernel at N = 8 (and says why there is none at N = 2),
+# logp-derived.csv holds L(p), L_list(p) and LogGP's o, g, L, G; the closed
+# loop predicts every barrier and all-to-all algorithm's rows (not the host
+# MPI's), extrapolates to 64 K and picks RGM's fan-in; `ibchar model` again,
+# with --fits from another directory, and its errors (no fits: exit 1; no
+# directory: exit 2); bad rank counts refused.
+. "$(dirname "$0")/../lib/tap.sh"
+IBCHAR=$BUILD/bin/ibchar
+tap_need "$IBCHAR" "$BUILD/bin/ibchar-logp"
+tap_tmp logp
+echo "1..12"
+
+timeout 300 "$IBCHAR" run logp barrier alltoall --ranks 2,8 --sizes 1,4096 --iters 50 --xport shm \
+	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
+ok $rc "ibchar run logp barrier alltoall exits 0"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -10
+R=$tmp/a/results.csv
+# every fan-in kernel at N = 8: p = 1..7 at 1 B (the inline ones too) and 4096 B (not inline)
+bad=$("$BUILD/bin/ibchar-logp" --list | grep -v '^loggp' | while read -r v; do
+	for b in 1 4096; do
+		case $v-$b in *inline-4096) continue ;; esac
+		c=$(awk -F, -v v="$v" -v b="$b" 'NR > 1 && $2 == "logp" && $3 == v && $9 == 8 &&
+			$10 == b && $11 >= 1 && $11 <= 7 { n++ } END { print n + 0 }' "$R")
+		[ "$c" -eq 7 ] || echo "$v@$b:$c"
+	done
+done)
+[ -z "$bad" ]; ok $? "every kernel has p = 1..7 at N = 8, both sizes${bad:+ (short: $bad)}"
+c=$(grep -c ',logp,loggp-prtt[1nd],' "$R")
+[ "$c" -eq 12 ]; ok $? "PRTT kernels: 3 x 2 sizes x 2 N ($c rows)"
+F=$tmp/a/fits.csv
+c=$(grep -cE ',min,(ov|rtt),8,.*,ok,[0-9.]+$' "$F")
+[ "$c" -ge 20 ]; ok $? "fits.csv: most of the 28 kernels x sizes fitted at N = 8 (min: $c)"
+grep -q ',os-send,1,min,ov,2,1,.*too few points' "$F"; ok $? "... and N = 2 says why it has no fit"
+D=$tmp/a/logp-derived.csv
+grep -q ',8,L,write,1,min,3,' "$D" && grep -q ',8,L_list,send,1,' "$D" &&
+	grep -q ',loggp_o,send,1,p50,' "$D" && grep -q ',loggp_G,send,0,p50,' "$D"
+ok $? "logp-derived.csv: L(p), L_list(p), LogGP's o and G"
+M=$tmp/a/lop-model.csv
+miss=
+for v in rpe rds rgm pe ds; do
+	for N in 2 8; do
+		grep -q "^barrier,$v,shm,$N,1," "$M" || miss="$miss $v@$N"
+	done
+done
+for v in hrwg de bruck pairwise direct; do grep -q "^alltoall,$v,shm,8,4096," "$M" || miss="$miss $v"; done
+[ -z "$miss" ]; ok $? "lop-model.csv predicts every algorithm's rows${miss:+ (missing:$miss)}"
+grep -q "LoP closed loop" "$tmp/sum" && grep -q "per algorithm, mean |err|" "$tmp/sum"
+ok $? "ibchar run prints the closed loop's table"
+grep -q '^barrier,rds,shm,65536,1,,[0-9]' "$tmp/a/lop-extrapolation.csv" &&
+	grep -q '^shm,8,7,' "$tmp/a/lop-fanin.csv"
+ok $? "extrapolation to 64 K and RGM's fan-in by the model"
+
+# the model again, the fits from another directory
+"$IBCHAR" run barrier --ranks 4 --iters 50 --xport shm --out "$tmp/b" >/dev/null 2>&1
+"$IBCHAR" model --fits "$tmp/a" "$tmp/b" >"$tmp/m" 2>"$tmp/merr"; rc=$?
+[ $rc -eq 0 ] && grep -q '^barrier,rgm,shm,4,0,3,' "$tmp/b/lop-model.csv" &&
+	! grep -q ',mpi' "$tmp/b/lop-model.csv"
+ok $? "ibchar model --fits A B predicts B's rows with A's fits (exit $rc)"
+"$IBCHAR" model "$tmp/b" >/dev/null 2>"$tmp/merr"; rc=$?
+[ $rc -eq 1 ] && grep -q 'no fitted model' "$tmp/merr"
+ok $? "... no fits.csv: exit 1 and why ($rc)"
+"$IBCHAR" model >/dev/null 2>&1; rc=$?
+"$BUILD/bin/ibchar-logp" --ranks 1 >/dev/null 2>&1; rc2=$?
+[ $rc -eq 2 ] && [ $rc2 -eq 2 ]; ok $? "no directory: exit 2; ibchar-logp --ranks 1: exit 2 ($rc, $rc2)"
