@@ -41,7 +41,7 @@ _Static_assert(sizeof(logp_fit_rule_text) <= sizeof(((struct ibc_logp_fit *)0)->
 
 static const double logp_fit_rtt_l2_grid[] = { -0.5, 0.0, 1.0, 4.0 };
 static const double logp_fit_rtt_l5_grid[] = { -1.0, -0.1, -0.01, 0.01, 0.1 };
-static const double logp_fit_ov_l3_grid[] = { -0.9, -0.5, 0.0, 1.0, 4.0, 16.0 };
+static const double logp_fit_ov_l3_grid[] = { -0.9, -0.5, 0.0, 1.0, 4.0, 16.0, 64.0, 256.0 };
 
 #define LOGP_FIT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

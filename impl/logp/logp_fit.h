@@ -26,7 +26,7 @@
  *   - Several starts, keeping the converged solution with the smallest
  *     residual sum of squares.  rtt: a grid l2 in {-0.5, 0, 1, 4} x
  *     l5 in {-1, -0.1, -0.01, 0.01, 0.1} x l6 in {min p, max p} (40 starts);
- *     ov: l3 in {-0.9, -0.5, 0, 1, 4, 16} (6 starts).  For each grid point
+ *     ov: l3 in {-0.9, -0.5, 0, 1, 4, 16, 64, 256} (8 starts).  For each grid point
  *     the parameters the model is linear in (rtt: l1, l3, l4; ov: l1, l2)
  *     start at their linear least-squares values for the data (truncated
  *     SVD), or at l3 = min t, l1 = (t(min p) - l3)*(pole + min p) when that

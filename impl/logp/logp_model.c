@@ -19,10 +19,10 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 #define NEXTRA (sizeof(extra_n) / sizeof(extra_n[0]))
 
 /* on top of enum ibc_logp_note */
-enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32 };
+enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64 };
 
 struct pred {
-	double lop, loggp;     /* NAN when the model lacks what it needs */
+	double lop, lrtt, loggp; /* NAN when the model lacks what it needs */
 	unsigned notes;
 	int rounds;
 };
@@ -53,15 +53,18 @@ static const struct ibc_logp_loggp *loggp_get(const struct ibc_logp_params *pr, 
 
 /* ------------------------------------------------------------- LoP ----- */
 
-/* t_1:k = o_s(k) + k L(k), L(k) = RTT(k)/2 - (o_s(k) + o_s(1)), at one measured size */
-static double lop_at_size(const struct ibc_logp_params *pr, const char *xport, const char *rv,
-			  const char *ov, size_t bytes, int n, int k, unsigned *notes)
+/* At one measured size: v[0] = t_1:k = o_s(k) + k L(k), L(k) = RTT(k)/2 -
+ * (o_s(k) + o_s(1)) (LoP as printed); v[1] = k RTT(k)/2, half the 1:k
+ * exchange, the same kernels without the overhead algebra. */
+static void lop_at_size(const struct ibc_logp_params *pr, const char *xport, const char *rv,
+			const char *ov, size_t bytes, int n, int k, unsigned *notes, double *v)
 {
 	double o = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, k, notes);
 	double o1 = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, 1, notes);
 	double rtt = ibc_logp_params_value(pr, xport, rv, 1, bytes, n, k, notes);
 
-	return o + k * (rtt / 2 - (o + o1));
+	v[0] = o + k * (rtt / 2 - (o + o1));
+	v[1] = k * rtt / 2;
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -71,19 +74,21 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* a round's LoP cost on n ranks: the model at the kernels' measured sizes,
- * interpolated linearly in the round's bytes s; past the largest size,
- * LogGP's G per further byte and message */
-static double lop_round(const struct ibc_logp_params *pr, const char *xport,
-			const struct ibc_pattern_round *r, size_t s, int n, unsigned *notes)
+/* a round's LoP costs (v[0], v[1] as lop_at_size) on n ranks: the model at
+ * the kernels' measured sizes, interpolated linearly in the round's bytes s;
+ * past the largest size, LogGP's G per further byte and message */
+static void lop_round(const struct ibc_logp_params *pr, const char *xport,
+		      const struct ibc_pattern_round *r, size_t s, int n, unsigned *notes, double *v)
 {
 	const char *rv = r->kind == IBC_PATTERN_ROUND_WRITE ? "rtt-write-1n" : "rtt-send-1n";
 	const char *ov = r->kind == IBC_PATTERN_ROUND_WRITE ? "os-write" : "os-send";
 	int k = r->kind == IBC_PATTERN_ROUND_MCAST ? 1 : r->out > r->in ? r->out : r->in;
 	size_t sizes[MAX_SIZES], ns = 0, i, j;
 	const struct ibc_logp_loggp *g;
-	double t0, t1;
+	double t0[2], t1[2], x;
+	int m;
 
+	v[0] = v[1] = NAN;
 	if (k < 1)
 		k = 1;
 	if (r->kind == IBC_PATTERN_ROUND_MCAST)
@@ -99,31 +104,40 @@ static double lop_round(const struct ibc_logp_params *pr, const char *xport,
 			sizes[ns++] = q->bytes;
 	}
 	if (ns == 0)
-		return NAN;
+		return;
 	qsort(sizes, ns, sizeof(sizes[0]), cmp_size);
 	if (s <= sizes[0] || ns == 1) {
-		t0 = lop_at_size(pr, xport, rv, ov, sizes[0], n, k, notes);
-		if (s <= sizes[0])
-			return t0;
+		lop_at_size(pr, xport, rv, ov, sizes[0], n, k, notes, t0);
 		i = 0;
+		if (s <= sizes[0]) {
+			v[0] = t0[0];
+			v[1] = t0[1];
+			return;
+		}
 	} else {
 		for (i = 0; i + 2 < ns && sizes[i + 1] < s; i++)
 			;
-		t0 = lop_at_size(pr, xport, rv, ov, sizes[i], n, k, notes);
-		t1 = lop_at_size(pr, xport, rv, ov, sizes[i + 1], n, k, notes);
-		if (s <= sizes[i + 1])
-			return t0 + (t1 - t0) * ((double)s - (double)sizes[i]) /
-					    ((double)sizes[i + 1] - (double)sizes[i]);
+		lop_at_size(pr, xport, rv, ov, sizes[i], n, k, notes, t0);
+		lop_at_size(pr, xport, rv, ov, sizes[i + 1], n, k, notes, t1);
+		x = ((double)s - (double)sizes[i]) / ((double)sizes[i + 1] - (double)sizes[i]);
+		if (s <= sizes[i + 1]) {
+			for (m = 0; m < 2; m++)
+				v[m] = t0[m] + (t1[m] - t0[m]) * x;
+			return;
+		}
 		i++;
-		t0 = t1;
+		t0[0] = t1[0];
+		t0[1] = t1[1];
 	}
 	*notes |= NOTE_SIZE;
 	g = loggp_get(pr, xport, n);
-	if (g == NULL || !isfinite(g->G)) {
+	x = 0;
+	if (g == NULL || !isfinite(g->G))
 		*notes |= NOTE_NOG;
-		return t0;
-	}
-	return t0 + k * ((double)s - (double)sizes[i]) * g->G;
+	else
+		x = k * ((double)s - (double)sizes[i]) * g->G;
+	v[0] = t0[0] + x;
+	v[1] = t0[1] + x;
 }
 
 /* ----------------------------------------------------------- LogGP ----- */
@@ -154,7 +168,7 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 {
 	struct {
 		struct ibc_pattern_round r;
-		double lop, loggp;
+		double lop[2], loggp;
 	} memo[MEMO];
 	struct ibc_pattern_round *r;
 	int m = fam->rounds(variant, n, fanin, NULL, 0), k, nmemo = 0;
@@ -180,12 +194,15 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 		if (j == nmemo) {
 			j = nmemo < MEMO ? nmemo++ : MEMO - 1;
 			memo[j].r = r[k];
-			memo[j].lop = lop_round(pr, xport, &r[k], s, n, &out->notes);
+			lop_round(pr, xport, &r[k], s, n, &out->notes, memo[j].lop);
 			memo[j].loggp = loggp_round(pr, xport, &r[k], s, n, &out->notes);
 		}
-		out->lop += memo[j].lop;
+		out->lop += memo[j].lop[0];
+		out->lrtt += memo[j].lop[1];
 		out->loggp += memo[j].loggp;
 	}
+	if (out->lop <= 0) /* §4.3's o << L(p) does not hold: not a time */
+		out->notes |= NOTE_NEG;
 	free(r);
 	return IBC_OK;
 }
@@ -193,11 +210,11 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
-					     "mcast~send", "no-G" };
+					     "mcast~send", "no-G", "lop<=0" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		if ((n & (1u << i)) && used + 24 < cap)
 			used += (size_t)snprintf(b + used, cap - used, "%s%s", used ? ";" : "", names[i]);
 	if (oversub && used + 10 < cap)
@@ -216,8 +233,8 @@ static void fmtd(char *b, size_t cap, double v)
 
 struct alg_err {
 	char suite[16], variant[40];
-	double lop, loggp;   /* sums of |err| */
-	int nl, ng;
+	double lop, lrtt, loggp;   /* sums of |err| */
+	int nl, nr, ng;
 };
 
 static const struct ibc_logp_family *fam_of(const struct ibc_logp_model_opts *o, const char *suite)
@@ -246,15 +263,15 @@ static struct alg_err *alg_get(struct alg_err *a, size_t *n, const char *suite, 
 }
 
 static const char *const model_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
-					  "oversub", "measured_us", "lop_us", "lop_err", "loggp_us",
-					  "loggp_err", "rounds", "note" };
+					  "oversub", "measured_us", "lop_us", "lop_err", "lop_rtt_us",
+					  "lop_rtt_err", "loggp_us", "loggp_err", "rounds", "note" };
 #define NMODEL (sizeof(model_cols) / sizeof(model_cols[0]))
 static const char *const extra_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
-					  "lop_us", "loggp_us", "rounds", "method", "note" };
+					  "lop_us", "lop_rtt_us", "loggp_us", "rounds", "method", "note" };
 #define NEXTRACOLS (sizeof(extra_cols) / sizeof(extra_cols[0]))
 static const char *const fanin_cols[] = { "xport", "ranks", "lop_best_fanin", "lop_us",
-					  "loggp_best_fanin", "loggp_us", "measured_best_fanin",
-					  "measured_us" };
+					  "lop_rtt_best_fanin", "lop_rtt_us", "loggp_best_fanin",
+					  "loggp_us", "measured_best_fanin", "measured_us" };
 #define NFANIN (sizeof(fanin_cols) / sizeof(fanin_cols[0]))
 
 /* the measured rows, predicted; per algorithm errors into a */
@@ -266,9 +283,9 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	int rc = IBC_OK;
 
 	if (o->out != NULL)
-		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %8s %10s %8s  %s\n", "suite",
-			"variant", "xport", "N", "bytes", "fanin", "p50_us", "LoP_us", "err",
-			"LogGP_us", "err", "note");
+		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s  %s\n",
+			"suite", "variant", "xport", "N", "bytes", "fanin", "p50_us", "LoP_us", "err",
+			"LoPrtt_us", "err", "LogGP_us", "err", "note");
 	for (r = 0; r + 1 < t->nrows && rc == IBC_OK; r++) {
 		const char *suite = ibc_csv_cell(t, r, "suite"), *variant = ibc_csv_cell(t, r, "variant");
 		const char *xport = ibc_csv_cell(t, r, "xport"), *ov = ibc_csv_cell(t, r, "oversub");
@@ -302,10 +319,12 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		fmtd(f[7], 64, meas);
 		fmtd(f[8], 64, p.lop);
 		fmtd(f[9], 64, p.lop / meas - 1);
-		fmtd(f[10], 64, p.loggp);
-		fmtd(f[11], 64, p.loggp / meas - 1);
-		snprintf(f[12], 64, "%d", p.rounds);
-		fp[13] = note;
+		fmtd(f[10], 64, p.lrtt);
+		fmtd(f[11], 64, p.lrtt / meas - 1);
+		fmtd(f[12], 64, p.loggp);
+		fmtd(f[13], 64, p.loggp / meas - 1);
+		snprintf(f[14], 64, "%d", p.rounds);
+		fp[15] = note;
 		rc = ibc_csv_writer_row(w, fp);
 		(*npred)++;
 		ae = alg_get(a, na, suite, variant);
@@ -313,14 +332,18 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			ae->lop += fabs(p.lop / meas - 1);
 			ae->nl++;
 		}
+		if (ae != NULL && isfinite(p.lrtt)) {
+			ae->lrtt += fabs(p.lrtt / meas - 1);
+			ae->nr++;
+		}
 		if (ae != NULL && isfinite(p.loggp)) {
 			ae->loggp += fabs(p.loggp / meas - 1);
 			ae->ng++;
 		}
 		if (o->out != NULL)
-			fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %8s %10s %8s  %s\n",
+			fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s  %s\n",
 				suite, variant, xport, n, bytes, fp[5], meas, f[8], f[9], f[10], f[11],
-				note);
+				f[12], f[13], note);
 	}
 	return rc;
 }
@@ -334,9 +357,9 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 
 	if (o->out != NULL)
 		fprintf(o->out, "\nextrapolation (the fitted model evaluated over the pattern's rounds; "
-			"no contention modelled):\n%-9s %-11s %-5s %8s %5s %12s %12s %12s %12s  (LoP | "
-			"LogGP, us)\n", "suite", "variant", "xport", "bytes", "fanin", "N=1K", "4K", "16K",
-			"64K");
+			"no contention modelled):\n%-9s %-11s %-5s %8s %5s %20s %20s %20s %20s  (LoP | "
+			"LoP-RTT | LogGP, us)\n", "suite", "variant", "xport", "bytes", "fanin", "N=1K",
+			"4K", "16K", "64K");
 	for (r = 0; r + 1 < t->nrows && rc == IBC_OK; r++) {
 		const char *suite = ibc_csv_cell(t, r, "suite"), *variant = ibc_csv_cell(t, r, "variant");
 		const char *xport = ibc_csv_cell(t, r, "xport"), *fanc = ibc_csv_cell(t, r, "fanin");
@@ -375,14 +398,15 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 			fp[4] = bc;
 			fp[5] = fanc;
 			fmtd(f[6], 64, p.lop);
-			fmtd(f[7], 64, p.loggp);
-			snprintf(f[8], 64, "%d", p.rounds);
-			fp[9] = "model-eval";
-			fp[10] = note;
+			fmtd(f[7], 64, p.lrtt);
+			fmtd(f[8], 64, p.loggp);
+			snprintf(f[9], 64, "%d", p.rounds);
+			fp[10] = "model-eval";
+			fp[11] = note;
 			rc = ibc_csv_writer_row(w, fp);
 			if (used < sizeof(line))
-				used += (size_t)snprintf(line + used, sizeof(line) - used, " %6s|%-6s",
-							 f[6], f[7]);
+				used += (size_t)snprintf(line + used, sizeof(line) - used, " %6s|%6s|%-6s",
+							 f[6], f[7], f[8]);
 		}
 		if (o->out != NULL && used > 0)
 			fprintf(o->out, "%-9s %-11s %-5s %8s %5s%s\n", suite, variant, xport, bc, fanc, line);
@@ -390,12 +414,13 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 	return rc;
 }
 
-/* RGM's fan-in: the model's best l per N against the measured sweep's */
+/* RGM's fan-in: each model's best l per N (positive predictions only)
+ * against the measured sweep's */
 static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
 			const struct ibc_logp_params *pr, struct ibc_csv_writer *w)
 {
 	const struct ibc_logp_family *fam = fam_of(o, "barrier");
-	int ns[64], nn = 0, i, rc = IBC_OK;
+	int ns[64], nn = 0, i, m, rc = IBC_OK;
 	char xport[16] = "";
 	size_t r;
 
@@ -418,29 +443,31 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	for (i = 0; i < (int)NEXTRA; i++)
 		ns[nn++] = extra_n[i];
 	if (o->out != NULL)
-		fprintf(o->out, "\nRGM fan-in l (2^k - 1 < N) by the model against the measured sweep "
-			"(%s):\n%7s %10s %10s %10s %10s %10s %10s\n", xport, "N", "LoP l", "LoP us",
-			"LogGP l", "LogGP us", "meas. l", "meas. us");
+		fprintf(o->out, "\nRGM fan-in l (2^k - 1 < N; a model's best among its positive "
+			"predictions) against the measured sweep (%s):\n%7s %8s %9s %8s %9s %8s %9s "
+			"%8s %9s\n", xport, "N", "LoP l", "us", "LoP-RTT l", "us", "LogGP l", "us",
+			"meas. l", "us");
 	for (i = 0; i < nn && rc == IBC_OK; i++) {
-		double bl = INFINITY, bg = INFINITY, bm = INFINITY;
-		long ll = 0, lg = 0, lm = 0, l;
+		double best[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
+		long bl[4] = { 0, 0, 0, 0 }, l;
 		char f[NFANIN][32];
 		const char *fp[NFANIN];
 		size_t k;
 
 		for (l = 1; l < ns[i]; l = 2 * l + 1) {
 			struct pred p;
+			double v[3];
 
 			if (predict(pr, fam, "rgm", xport, ns[i], l, 0, &p) != IBC_OK)
 				continue;
-			if (isfinite(p.lop) && p.lop < bl) {
-				bl = p.lop;
-				ll = l;
-			}
-			if (isfinite(p.loggp) && p.loggp < bg) {
-				bg = p.loggp;
-				lg = l;
-			}
+			v[0] = p.lop;
+			v[1] = p.lrtt;
+			v[2] = p.loggp;
+			for (m = 0; m < 3; m++)
+				if (isfinite(v[m]) && v[m] > 0 && v[m] < best[m]) {
+					best[m] = v[m];
+					bl[m] = l;
+				}
 		}
 		for (r = 0; r + 1 < t->nrows; r++) {
 			double v = num(ibc_csv_cell(t, r, "p50_us"));
@@ -448,9 +475,10 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") == 0 &&
 			    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") == 0 &&
 			    strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") == 0 &&
-			    (int)num(ibc_csv_cell(t, r, "ranks")) == ns[i] && v < bm) {
-				bm = v;
-				lm = (long)num(ibc_csv_cell(t, r, "fanin"));
+			    strcmp(ibc_csv_cell(t, r, "xport"), xport) == 0 &&
+			    (int)num(ibc_csv_cell(t, r, "ranks")) == ns[i] && v < best[3]) {
+				best[3] = v;
+				bl[3] = (long)num(ibc_csv_cell(t, r, "fanin"));
 			}
 		}
 		for (k = 0; k < NFANIN; k++) {
@@ -459,19 +487,15 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		}
 		fp[0] = xport;
 		snprintf(f[1], 32, "%d", ns[i]);
-		if (ll)
-			snprintf(f[2], 32, "%ld", ll);
-		fmtd(f[3], 32, bl);
-		if (lg)
-			snprintf(f[4], 32, "%ld", lg);
-		fmtd(f[5], 32, bg);
-		if (lm)
-			snprintf(f[6], 32, "%ld", lm);
-		fmtd(f[7], 32, bm);
+		for (m = 0; m < 4; m++) {
+			if (bl[m])
+				snprintf(f[2 + 2 * m], 32, "%ld", bl[m]);
+			fmtd(f[3 + 2 * m], 32, best[m]);
+		}
 		rc = ibc_csv_writer_row(w, fp);
 		if (o->out != NULL)
-			fprintf(o->out, "%7d %10s %10s %10s %10s %10s %10s\n", ns[i], f[2], f[3], f[4],
-				f[5], f[6], f[7]);
+			fprintf(o->out, "%7d %8s %9s %8s %9s %8s %9s %8s %9s\n", ns[i], f[2], f[3], f[4],
+				f[5], f[6], f[7], f[8], f[9]);
 	}
 	return rc;
 }
@@ -523,15 +547,21 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 		rc = IBC_ERR_NOTFOUND;
 	}
 	if (rc == IBC_OK && o->out != NULL) {
-		fprintf(o->out, "\nper algorithm, mean |err|:\n%-9s %-11s %8s %8s  %s\n", "suite",
-			"variant", "LoP", "LogGP", "closer");
+		fprintf(o->out, "\nper algorithm, mean |err| over its rows:\n%-9s %-11s %8s %8s %8s  %s\n",
+			"suite", "variant", "LoP", "LoP-RTT", "LogGP", "closest");
 		for (i = 0; i < na; i++) {
-			double l = a[i].nl ? a[i].lop / a[i].nl : NAN, g = a[i].ng ? a[i].loggp / a[i].ng : NAN;
+			double e[3] = { a[i].nl ? a[i].lop / a[i].nl : NAN,
+					a[i].nr ? a[i].lrtt / a[i].nr : NAN,
+					a[i].ng ? a[i].loggp / a[i].ng : NAN };
+			static const char *const names[] = { "LoP", "LoP-RTT", "LogGP" };
+			int m, best = -1;
 
-			fprintf(o->out, "%-9s %-11s %7.1f%% %7.1f%%  %s\n", a[i].suite, a[i].variant,
-				100 * l, 100 * g,
-				!isfinite(g) ? "LoP (no LogGP)" : !isfinite(l) ? "LogGP (no LoP)"
-				: l <= g ? "LoP" : "LogGP");
+			for (m = 0; m < 3; m++)
+				if (isfinite(e[m]) && (best < 0 || e[m] < e[best]))
+					best = m;
+			fprintf(o->out, "%-9s %-11s %7.1f%% %7.1f%% %7.1f%%  %s\n", a[i].suite,
+				a[i].variant, 100 * e[0], 100 * e[1], 100 * e[2],
+				best < 0 ? "-" : names[best]);
 		}
 	}
 	if (rc == IBC_OK)

@@ -158,6 +158,11 @@ int main(void)
 
 		tap_is_double_within(cell(t, "rds", 8, "", "lop_us"), rds, 1e-3 * rds,
 				     "LoP rds N=8: 3 (RTT(1)/2 - o(1)) = %.4f", rds);
+		tap_is_double_within(cell(t, "rds", 8, "", "lop_rtt_us"), 3 * rtt_w(1, 1) / 2, 1e-3,
+				     "LoP-RTT rds N=8: 3 RTT(1)/2");
+		tap_is_double_within(cell(t, "rgm", 8, "7", "lop_rtt_us"),
+				     7 * rtt_w(7, 1) / 2 + rtt_s(1, 1) / 2, 1e-3,
+				     "LoP-RTT rgm l=7 N=8: 7 RTT(7)/2 + RTT_send(1)/2");
 		tap_is_double_within(cell(t, "pe", 8, "", "lop_us"), 3 * (rtt_s(1, 1) / 2 - o1s), 1e-3,
 				     "LoP pe N=8: the send kernels");
 		tap_is_double_within(cell(t, "rgm", 8, "7", "lop_us"), rgm, 1e-3 * rgm,

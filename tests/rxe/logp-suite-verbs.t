@@ -1,0 +1,37 @@
+#!/bin/bash
+# tests/rxe/logp-suite-verbs.t - the LoP suite on the verbs transport in one
+# Soft-RoCE guest, with the barrier and all-to-all suites it predicts: the
+# kernels' rows at N = 2, 4, 8, the fits (fits.csv, verbs rows fitted at
+# N = 8), and the closed loop's table (lop-model.csv) for every barrier
+# algorithm (make check-rxe).  IBC_RXE_RESULTS=DIR keeps the results.
+# shellcheck source=tests/rxe/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
+B=$BUILD/bin/ibchar
+[ -n "$(rdma_active_dev)" ] || tap_skip_all "no RDMA device with an active port"
+[ -x "$B" ] && [ -x "$BUILD/bin/ibchar-logp" ] || tap_skip_all "$B or ibchar-logp not built"
+tap_plan 4
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+rc=0
+timeout 900 "$B" run logp barrier alltoall --xport verbs --ranks 2,4,8 --sizes 1 --iters 100 \
+	--budget 3 --out "$out" >"$out/sum" 2>"$out/log" || rc=$?
+tap_ok "$rc" "ibchar run logp barrier alltoall --xport verbs (N = 2, 4, 8)" "$out/log"
+c=$(grep -c ',logp,rtt-write-1n,ibchar,verbs,.*,8,1,[1-7],' "$out/results.csv" 2>/dev/null)
+[ "$c" -eq 7 ]
+tap_ok $? "... rtt-write-1n at p = 1..7 on 8 ranks over verbs ($c rows)"
+c=$(grep -cE ',verbs,[a-z0-9-]+,1,min,(ov|rtt),8,.*,ok,[0-9.]+$' "$out/fits.csv" 2>/dev/null)
+[ "$c" -ge 8 ]
+tap_ok $? "... fits.csv: verbs kernels fitted at N = 8 ($c of 16, min)"
+bad=0
+for v in rpe rds rgm pe ds; do
+	for n in 2 4 8; do
+		grep -q "^barrier,$v,verbs,$n," "$out/lop-model.csv" 2>/dev/null ||
+			{ echo "# no prediction of $v at N = $n"; bad=1; }
+	done
+done
+tap_ok "$bad" "... lop-model.csv predicts every barrier algorithm on verbs"
+sed -n '/LoP closed loop/,$p' "$out/sum" | sed 's/^/# /' | head -60
+[ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out"/*.csv "$out/sum" "$out/log" "$IBC_RXE_RESULTS/" 2>/dev/null
+exit $((TAP_FAILED > 0))
