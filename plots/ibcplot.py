@@ -50,7 +50,7 @@ def _num(text, conv):
     except ValueError:
         try:
             return conv(float(text))
-        except ValueError:
+        except (ValueError, OverflowError):  # int("inf") -> OverflowError
             return None
 
 
