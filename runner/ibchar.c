@@ -100,7 +100,8 @@ static const struct ibc_opt_spec model_spec = {
 	.synopsis = "[--fits DIR2] DIR",
 	.summary = "The LoP closed loop (Hoefler & Rehm): the fitted model of a logp run "
 		   "(DIR/fits.csv, from `ibchar run logp`) predicts every barrier and all-to-all "
-		   "row of DIR/results.csv from the algorithms' rounds, by LoP and by LogGP, and "
+		   "row of DIR/results.csv from the algorithms' rounds, by LoP (as printed, and "
+		   "LoP-RTT: its kernels without the overhead algebra) and by LogGP, and "
 		   "extrapolates them to 1 K .. 64 K processes; RGM's fan-in is chosen by the model "
 		   "and checked against the measured sweep.  Writes DIR/lop-model.csv, "
 		   "lop-extrapolation.csv and lop-fanin.csv and prints the tables.  Exit 2 for "

@@ -263,8 +263,9 @@ static struct alg_err *alg_get(struct alg_err *a, size_t *n, const char *suite, 
 }
 
 static const char *const model_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
-					  "oversub", "measured_us", "lop_us", "lop_err", "lop_rtt_us",
-					  "lop_rtt_err", "loggp_us", "loggp_err", "rounds", "note" };
+					  "oversub", "measured_us", "measured_as", "p50_us", "lop_us",
+					  "lop_err", "lop_rtt_us", "lop_rtt_err", "loggp_us", "loggp_err",
+					  "rounds", "note" };
 #define NMODEL (sizeof(model_cols) / sizeof(model_cols[0]))
 static const char *const extra_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
 					  "lop_us", "lop_rtt_us", "loggp_us", "rounds", "method", "note" };
@@ -284,14 +285,18 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 
 	if (o->out != NULL)
 		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s  %s\n",
-			"suite", "variant", "xport", "N", "bytes", "fanin", "p50_us", "LoP_us", "err",
+			"suite", "variant", "xport", "N", "bytes", "fanin", "meas_us", "LoP_us", "err",
 			"LoPrtt_us", "err", "LogGP_us", "err", "note");
 	for (r = 0; r + 1 < t->nrows && rc == IBC_OK; r++) {
 		const char *suite = ibc_csv_cell(t, r, "suite"), *variant = ibc_csv_cell(t, r, "variant");
 		const char *xport = ibc_csv_cell(t, r, "xport"), *ov = ibc_csv_cell(t, r, "oversub");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
 		int n = (int)num(ibc_csv_cell(t, r, "ranks"));
-		double fan = num(ibc_csv_cell(t, r, "fanin")), meas = num(ibc_csv_cell(t, r, "p50_us"));
+		double fan = num(ibc_csv_cell(t, r, "fanin")), p50 = num(ibc_csv_cell(t, r, "p50_us"));
+		const char *as = "paper_us";
+		char b2b[32];
+		double meas = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "paper_us", b2b, sizeof(b2b))
+				      ? num(b2b) : NAN;
 		size_t bytes = (size_t)num(ibc_csv_cell(t, r, "bytes"));
 		int oversub = ov != NULL && strcmp(ov, "1") == 0;
 		char f[NMODEL][64], note[128];
@@ -300,8 +305,12 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		struct alg_err *ae;
 		size_t i;
 
+		if (!isfinite(meas) || meas <= 0) {
+			as = "p50_us"; /* no back-to-back figure */
+			meas = p50;
+		}
 		if (fam == NULL || strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") != 0 || !isfinite(meas) ||
-		    n < 1)
+		    meas <= 0 || n < 1)
 			continue;
 		if (predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes, &p) !=
 		    IBC_OK)
@@ -317,14 +326,16 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		fp[5] = ibc_csv_cell(t, r, "fanin");
 		snprintf(f[6], 64, "%d", oversub);
 		fmtd(f[7], 64, meas);
-		fmtd(f[8], 64, p.lop);
-		fmtd(f[9], 64, p.lop / meas - 1);
-		fmtd(f[10], 64, p.lrtt);
-		fmtd(f[11], 64, p.lrtt / meas - 1);
-		fmtd(f[12], 64, p.loggp);
-		fmtd(f[13], 64, p.loggp / meas - 1);
-		snprintf(f[14], 64, "%d", p.rounds);
-		fp[15] = note;
+		fp[8] = as;
+		fmtd(f[9], 64, p50);
+		fmtd(f[10], 64, p.lop);
+		fmtd(f[11], 64, p.lop / meas - 1);
+		fmtd(f[12], 64, p.lrtt);
+		fmtd(f[13], 64, p.lrtt / meas - 1);
+		fmtd(f[14], 64, p.loggp);
+		fmtd(f[15], 64, p.loggp / meas - 1);
+		snprintf(f[16], 64, "%d", p.rounds);
+		fp[17] = note;
 		rc = ibc_csv_writer_row(w, fp);
 		(*npred)++;
 		ae = alg_get(a, na, suite, variant);
@@ -342,8 +353,8 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		}
 		if (o->out != NULL)
 			fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s  %s\n",
-				suite, variant, xport, n, bytes, fp[5], meas, f[8], f[9], f[10], f[11],
-				f[12], f[13], note);
+				suite, variant, xport, n, bytes, fp[5], meas, f[10], f[11], f[12], f[13],
+				f[14], f[15], note);
 	}
 	return rc;
 }
@@ -470,7 +481,9 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 				}
 		}
 		for (r = 0; r + 1 < t->nrows; r++) {
-			double v = num(ibc_csv_cell(t, r, "p50_us"));
+			char b2b[32];
+			double v = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "paper_us", b2b,
+						     sizeof(b2b)) ? num(b2b) : num(ibc_csv_cell(t, r, "p50_us"));
 
 			if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") == 0 &&
 			    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") == 0 &&
@@ -537,7 +550,8 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 	}
 	if (o->out != NULL)
 		fprintf(o->out, "LoP closed loop: the fits of run %s (%s) predict the rows of %s "
-			"(p50_us; err = predicted / measured - 1)\n", pr.run_id, fd, path);
+			"(measured: the back-to-back mean paper_us, else p50_us; err = predicted / "
+			"measured - 1)\n", pr.run_id, fd, path);
 	rc = writer(o->dir, "lop-model.csv", model_cols, NMODEL, &w[0]);
 	if (rc == IBC_OK)
 		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred);

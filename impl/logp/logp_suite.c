@@ -532,7 +532,8 @@ static int after_run(struct ibc_suite_ctx *c)
 
 static void info(FILE *out)
 {
-	fprintf(out, "  p (peers) is the fan-in column: --fanin 1,2,4 (default 1..N-1, up to 64)\n"
+	fprintf(out, "  p (peers) is the fan-in column: --fanin 1,2,4 (default: those of 1..16, 20, "
+		     "24, 28, 32, 40, 48, 56, 63 below N)\n"
 		     "  fits: DIR/fits.csv (t_rtt, t_ov per kernel, size and statistic; LogGP),\n"
 		     "        DIR/logp-derived.csv (L(p), L_list(p), LogGP's o, g, L, G)\n");
 }

@@ -112,6 +112,7 @@ int main(void)
 	kernels();
 	row("barrier", "rds", 8, 0, 0, 10.0, "");
 	row("barrier", "pe", 8, 0, 0, 10.0, "");
+	row("barrier", "ds", 8, 0, 0, 10.0, "sync=window;paper_us=5.000;b2b_p50_us=4.9");
 	row("barrier", "rgm", 8, 0, 7, 10.0, "");
 	row("barrier", "rgm", 8, 0, 3, 10.0, "");
 	row("barrier", "mpi", 8, 0, 0, 10.0, "");
@@ -179,6 +180,11 @@ int main(void)
 		tap_is_double_within(cell(t, "rds", 8, "", "lop_err"), rds / 10 - 1, 1e-3,
 				     "relative error against p50");
 		tap_ok(isnan(cell(t, "mpi", 8, "", "lop_us")), "the host MPI's rows are not predicted");
+		tap_is_double_within(cell(t, "ds", 8, "", "measured_us"), 5.0, 1e-9,
+				     "a row's back-to-back figure (paper_us) is what is predicted...");
+		tap_is_double_within(cell(t, "ds", 8, "", "lop_err"),
+				     cell(t, "ds", 8, "", "lop_us") / 5.0 - 1, 1e-3, "... and the error's base");
+		tap_is_double_within(cell(t, "ds", 8, "", "p50_us"), 10.0, 1e-9, "... p50 kept beside it");
 		ibc_csv_table_free(t);
 	} else {
 		tap_ok(0, "lop-model.csv readable");
