@@ -6,6 +6,7 @@ into that same directory.  Exit status: 0 ok, 2 bad directory or no rows of
 the script's suite, 1 anything else.
 """
 import csv
+import math
 import os
 import sys
 
@@ -301,3 +302,112 @@ def save(fig, d, name):
     for p in out:
         print(p)
     return out
+
+
+# ------------------------------------------ files beside results.csv -----
+
+def read_csv(path):
+    """The rows of path as dicts, or None when it is missing or unreadable."""
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except (OSError, csv.Error, UnicodeDecodeError):
+        return None
+
+
+def fnum(text):
+    """A finite float, or None (empty, NaN, garbage, missing)."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def run(main, prog):
+    """sys.exit(main(sys.argv)); anything unexpected exits 1 with the reason."""
+    try:
+        sys.exit(main(sys.argv))
+    except SystemExit:
+        raise
+    except Exception as e:  # noqa: BLE001
+        die(prog, "%s: %s" % (type(e).__name__, e), 1)
+
+
+# ------------------------------------------------ the LoP fits (logp) -----
+# fits.csv of the logp suite: rtt t(p) = l1/(l2 + p) + l3 + l4 (1 - e^(l5 (p - l6))),
+# ov t(p) = l1 + l2/(l3 + p)
+
+LOP_NPAR = {"rtt": 6, "ov": 3}
+LOP_POLE = {"rtt": 1, "ov": 2}  # the index of the pole parameter
+
+
+def lop_eval(model, lam, p):
+    try:
+        if model == "rtt":
+            l1, l2, l3, l4, l5, l6 = lam
+            return l1 / (l2 + p) + l3 + l4 * (1.0 - math.exp(l5 * (p - l6)))
+        return lam[0] + lam[1] / (lam[2] + p)
+    except (ZeroDivisionError, OverflowError):
+        return float("nan")
+
+
+def lop_curve(model, lam, pmax):
+    """(p, t) on a grid over 1..pmax; NaN where t is not a positive finite
+    value (log axis) or where the pole parameter + p changes sign."""
+    n = max(1, min(400, int(round(8 * (pmax - 1)))))
+    ps = [1.0 + (pmax - 1.0) * i / n for i in range(n + 1)] if pmax > 1 else [1.0]
+    ys, prev = [], None
+    for p in ps:
+        t = lop_eval(model, lam, p)
+        side = (lam[LOP_POLE[model]] + p) > 0
+        if prev is not None and side != prev:
+            t = float("nan")
+        prev = side
+        ys.append(t if math.isfinite(t) and t > 0 else float("nan"))
+    return ps, ys
+
+
+def lop_fit(fits, run_id, xport, variant, nbytes, stat, ranks):
+    """((lambdas, r2, pmax), None) of the "ok" fits.csv row of this data set
+    (the last when repeated), or (None, why)."""
+    if fits is None:
+        return None, "no fits.csv"
+    hit = None
+    for f in fits:
+        if (f.get("variant") == variant and f.get("stat") == stat
+                and fnum(f.get("bytes")) == nbytes and fnum(f.get("ranks")) == ranks
+                and f.get("xport", xport) == xport
+                and (not f.get("run_id") or f.get("run_id") == run_id)):
+            hit = f
+    if hit is None:
+        return None, "no fits.csv row"
+    status = (hit.get("status") or "").strip()
+    if status != "ok":
+        return None, status or "no status"
+    lam = [fnum(hit.get("l%d" % k)) for k in range(1, LOP_NPAR.get(hit.get("model"), 3) + 1)]
+    if None in lam:
+        return None, "parameters missing"
+    return (lam, fnum(hit.get("r2")), fnum(hit.get("pmax"))), None
+
+
+def lop_no_fit_notes(missing):
+    """[(series, why)] -> one line per reason: "no fit for a, b: why"."""
+    by = {}
+    for name, why in missing:
+        why = why.strip()
+        why = why[len("no fit:"):].strip() if why.startswith("no fit:") else why
+        by.setdefault(why, []).append(name)
+    return ["no fit for %s: %s" % (", ".join(names), why) for why, names in by.items()]
+
+
+def lop_select(rows):
+    """The kernel rows of one figure: the largest N, its smallest size and
+    one transport; (rows, N, bytes, pmax)."""
+    n = max(r["ranks"] for r in rows)
+    nbytes = min(r["bytes"] for r in rows if r["ranks"] == n)
+    rows = [r for r in rows if r["ranks"] == n and r["bytes"] == nbytes]
+    xport = rows[-1]["xport"]
+    rows = [r for r in rows if r["xport"] == xport]
+    pmax = max([r["fanin"] for r in rows if r["fanin"] is not None] or [max(1, n - 1)])
+    return rows, n, nbytes, pmax

@@ -15,7 +15,6 @@ the axis is linear, with a line at 0.
 
 usage: logp_L.py DIR  ->  DIR/logp_L.png, .pdf, .data.csv
 """
-import csv
 import math
 import os
 import sys
@@ -31,22 +30,8 @@ PANELS = (("send", "send/receive: L(p) and L_list(p), min"),
 QUANT = (("L", "L(p)", "tab:blue", "o"), ("L_list", "L_list(p)", "tab:orange", "s"))
 
 
-def read_csv(path):
-    """The rows of path as dicts, or None when it is missing or unreadable."""
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except (OSError, csv.Error, UnicodeDecodeError):
-        return None
 
 
-def fnum(text):
-    """A finite float, or None (empty, NaN, garbage, missing)."""
-    try:
-        v = float(text)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 def paper_L(p):
@@ -75,7 +60,7 @@ def panel(ax, der, rows, op, title, pmax):
             pts = {}
             for r in der:
                 if r.get("quantity") == q and r.get("op") == op and r.get("source") == source:
-                    p, v = fnum(r.get("p")), fnum(r.get("value_us"))
+                    p, v = ibcplot.fnum(r.get("p")), ibcplot.fnum(r.get("value_us"))
                     if p is not None and v is not None:
                         pts[int(p)] = v  # a repeated p keeps the later row
             if not pts:
@@ -133,7 +118,7 @@ def main(argv):
     rows = [r for r in rows if r["run_id"] == run_id]
     fig, axes = ibcplot.plt.subplots(1, 2, figsize=(16, 5.6))
     head = "LoP latency L(p)"
-    der = read_csv(os.path.join(d, "logp-derived.csv"))
+    der = ibcplot.read_csv(os.path.join(d, "logp-derived.csv"))
     if der is not None:
         der = [r for r in der if r.get("quantity") in ("L", "L_list") and r.get("stat") == "min"
                and (not r.get("run_id") or r.get("run_id") == run_id)]
@@ -144,20 +129,20 @@ def main(argv):
             ibcplot.message(ax, why + "\n(written by `ibchar run logp`)")
             ax.set_axis_off()
     else:
-        nvals = [fnum(r.get("ranks")) for r in der]
+        nvals = [ibcplot.fnum(r.get("ranks")) for r in der]
         n = max(v for v in nvals if v is not None) if any(v is not None for v in nvals) else None
         if n is not None:
-            der = [r for r in der if fnum(r.get("ranks")) == n]
-        sizes = [fnum(r.get("bytes")) for r in der if fnum(r.get("bytes")) is not None]
+            der = [r for r in der if ibcplot.fnum(r.get("ranks")) == n]
+        sizes = [ibcplot.fnum(r.get("bytes")) for r in der if ibcplot.fnum(r.get("bytes")) is not None]
         nbytes = min(sizes) if sizes else None
         if nbytes is not None:
-            der = [r for r in der if fnum(r.get("bytes")) == nbytes]
+            der = [r for r in der if ibcplot.fnum(r.get("bytes")) == nbytes]
         xports = [r.get("xport") for r in der if r.get("xport")]
         if xports:
             der = [r for r in der if r.get("xport") == xports[-1]]
         sel = [r for r in rows if (n is None or r["ranks"] == n)
                and (nbytes is None or r["bytes"] == nbytes)]
-        ps = [int(fnum(r.get("p"))) for r in der if fnum(r.get("p")) is not None]
+        ps = [int(ibcplot.fnum(r.get("p"))) for r in der if ibcplot.fnum(r.get("p")) is not None]
         pmax = max(ps) if ps else 1
         for ax, (op, title) in zip(axes, PANELS):
             panel(ax, der, sel, op, title, pmax)
@@ -170,9 +155,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except SystemExit:
-        raise
-    except Exception as e:  # anything unexpected: exit 1 with the reason
-        ibcplot.die("logp_L.py", "%s: %s" % (type(e).__name__, e), 1)
+    ibcplot.run(main, "logp_L.py")

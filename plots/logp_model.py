@@ -14,8 +14,6 @@ usage: logp_model.py DIR  ->  DIR/logp_model.png, .pdf, .data.csv
 Both CSVs are written by `ibchar model DIR` or by `ibchar run logp barrier
 alltoall`; without lop-model.csv the figure says so (exit 0).
 """
-import csv
-import math
 import os
 import sys
 
@@ -39,28 +37,14 @@ MODELS = (("LoP", "lop_us", "o", "-"), ("LoP-RTT", "lop_rtt_us", "s", ":"),
 BAND = 0.15
 
 
-def read_csv(path):
-    """The rows of path as dicts, or None when it is missing or unreadable."""
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except (OSError, csv.Error, UnicodeDecodeError):
-        return None
 
 
-def fnum(text):
-    """A finite float, or None (empty, NaN, garbage, missing)."""
-    try:
-        v = float(text)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 def algo(r):
     """(key, label, variant, fan-in) of a row: suite/variant, RGM per fan-in."""
     suite, variant = r.get("suite") or "?", r.get("variant") or "?"
-    fanin = fnum(r.get("fanin"))
+    fanin = ibcplot.fnum(r.get("fanin"))
     fanin = int(fanin) if fanin is not None else None
     key = "%s/%s" % (suite, variant)
     label = "%s %s" % (suite, variant)
@@ -99,7 +83,7 @@ def sort_key(key):
 
 
 def left(ax, d, pal, labels):
-    rows = read_csv(os.path.join(d, "lop-model.csv"))
+    rows = ibcplot.read_csv(os.path.join(d, "lop-model.csv"))
     if rows is None:
         ax.set_title("predicted against measured", fontsize=10)
         ibcplot.message(ax, NO_MODEL)
@@ -107,16 +91,16 @@ def left(ax, d, pal, labels):
         return False
     groups, skipped = {}, []
     for r in rows:
-        meas = fnum(r.get("measured_us"))
+        meas = ibcplot.fnum(r.get("measured_us"))
         key, label, variant, fanin = algo(r)
         for name, col, _, _ in MODELS:
-            pred = fnum(r.get(col))
+            pred = ibcplot.fnum(r.get(col))
             if meas is None or pred is None or meas <= 0 or pred <= 0:
                 skipped.append("%s %s N=%s %s B: measured %s, predicted %s"
                                % (name, label, r.get("ranks"), r.get("bytes"),
                                   r.get("measured_us") or "-", r.get(col) or "-"))
                 continue
-            over = fnum(r.get("oversub")) == 1
+            over = ibcplot.fnum(r.get("oversub")) == 1
             groups.setdefault((key, name), []).append((meas, pred, over))
             labels.setdefault(key, (label, variant, fanin))
     if not groups:
@@ -174,7 +158,7 @@ def left(ax, d, pal, labels):
 
 def right(ax, d, pal, labels, same):
     ax.set_title("extrapolation, lop-extrapolation.csv", fontsize=10)
-    rows = read_csv(os.path.join(d, "lop-extrapolation.csv"))
+    rows = ibcplot.read_csv(os.path.join(d, "lop-extrapolation.csv"))
     if not rows:
         ibcplot.message(ax, "no lop-extrapolation.csv" if rows is None
                         else "lop-extrapolation.csv has no rows")
@@ -183,7 +167,7 @@ def right(ax, d, pal, labels, same):
     # per suite/variant: the smallest size; RGM: fan-in 7, else the largest
     by = {}
     for r in rows:
-        n, b = fnum(r.get("ranks")), fnum(r.get("bytes"))
+        n, b = ibcplot.fnum(r.get("ranks")), ibcplot.fnum(r.get("bytes"))
         if n is None or n <= 0:
             continue
         by.setdefault("%s/%s" % (r.get("suite") or "?", r.get("variant") or "?"), []).append(
@@ -192,10 +176,10 @@ def right(ax, d, pal, labels, same):
     for base, lst in by.items():
         small = min(b for b, _ in lst)
         sel = [r for b, r in lst if b == small]
-        fans = sorted({int(fnum(r.get("fanin"))) for r in sel if fnum(r.get("fanin")) is not None})
+        fans = sorted({int(ibcplot.fnum(r.get("fanin"))) for r in sel if ibcplot.fnum(r.get("fanin")) is not None})
         if fans:
             fan = 7 if 7 in fans else fans[-1]
-            sel = [r for r in sel if fnum(r.get("fanin")) == fan]
+            sel = [r for r in sel if ibcplot.fnum(r.get("fanin")) == fan]
         picked[base] = (small, sel)
     xs_all, sizes, drawn, seen = [], {}, 0, {}
     for base in sorted(picked, key=sort_key):
@@ -208,9 +192,9 @@ def right(ax, d, pal, labels, same):
         for name, col, marker, ls in MODELS:
             pts = {}
             for r in sel:
-                v = fnum(r.get(col))
+                v = ibcplot.fnum(r.get(col))
                 if v is not None and v > 0:
-                    pts[int(fnum(r.get("ranks")))] = v
+                    pts[int(ibcplot.fnum(r.get("ranks")))] = v
             if not pts:
                 continue
             xs = sorted(pts)
@@ -281,9 +265,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except SystemExit:
-        raise
-    except Exception as e:  # anything unexpected: exit 1 with the reason
-        ibcplot.die("logp_model.py", "%s: %s" % (type(e).__name__, e), 1)
+    ibcplot.run(main, "logp_model.py")

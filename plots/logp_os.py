@@ -12,8 +12,6 @@ t_srov^rdmaw(p) = 0.5557 + 0.2103/(-0.7728 + p).
 
 usage: logp_os.py DIR  ->  DIR/logp_os.png, .pdf, .data.csv
 """
-import csv
-import math
 import os
 import sys
 import textwrap
@@ -33,78 +31,12 @@ PANELS = (("send", "send/receive: o_s(p) and o_r(p) per request"),
           ("write", "RDMA write: o_s(p) per request (cf. Fig. 5)"))
 
 
-def read_csv(path):
-    """The rows of path as dicts, or None when it is missing or unreadable."""
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except (OSError, csv.Error, UnicodeDecodeError):
-        return None
 
 
-def strip_no_fit(why):
-    """The status of a fit without its "no fit: " prefix."""
-    why = why.strip()
-    return why[len("no fit:"):].strip() if why.startswith("no fit:") else why
 
 
-def group_notes(missing):
-    """[(series, why)] -> one line per reason: "no fit for a, b: why"."""
-    by = {}
-    for name, why in missing:
-        by.setdefault(strip_no_fit(why), []).append(name)
-    return ["no fit for %s: %s" % (", ".join(names), why) for why, names in by.items()]
 
 
-def fnum(text):
-    """A finite float, or None (empty, NaN, garbage, missing)."""
-    try:
-        v = float(text)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
-def ov_curve(lam, pmax):
-    """(p, t) of l1 + l2/(l3 + p) over 1..pmax; NaN where t is not positive
-    (log axis) or where l3 + p changes sign (a pole in the range)."""
-    n = max(1, min(400, int(round(8 * (pmax - 1)))))
-    ps = [1.0 + (pmax - 1.0) * i / n for i in range(n + 1)] if pmax > 1 else [1.0]
-    ys, prev = [], None
-    for p in ps:
-        try:
-            t = lam[0] + lam[1] / (lam[2] + p)
-        except ZeroDivisionError:
-            t = float("nan")
-        side = (lam[2] + p) > 0
-        if prev is not None and side != prev:
-            t = float("nan")
-        prev = side
-        ys.append(t if math.isfinite(t) and t > 0 else float("nan"))
-    return ps, ys
-
-
-def fit_for(fits, run_id, xport, variant, nbytes, stat, ranks):
-    """((l1, l2, l3), r2, pmax) of the "ok" ov fit of this data set, or
-    (None, why)."""
-    if fits is None:
-        return None, "no fits.csv"
-    hit = None
-    for f in fits:
-        if (f.get("variant") == variant and f.get("stat") == stat
-                and fnum(f.get("bytes")) == nbytes and fnum(f.get("ranks")) == ranks
-                and f.get("xport", xport) == xport
-                and (not f.get("run_id") or f.get("run_id") == run_id)):
-            hit = f
-    if hit is None:
-        return None, "no fits.csv row"
-    status = (hit.get("status") or "").strip()
-    if status != "ok":
-        return None, status or "no status"
-    lam = [fnum(hit.get("l%d" % k)) for k in (1, 2, 3)]
-    if None in lam:
-        return None, "parameters missing"
-    return (lam, fnum(hit.get("r2")), fnum(hit.get("pmax"))), None
 
 
 def panel(ax, rows, fits, op, title, n, nbytes, pmax):
@@ -124,12 +56,12 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
                             [r["p50_us"] for r in sel], over, color, marker, linestyle="none")
         any_over |= any(over)
         drawn += 1
-        got, why = fit_for(fits, sel[0]["run_id"], sel[0]["xport"], variant, nbytes, "p50", n)
+        got, why = ibcplot.lop_fit(fits, sel[0]["run_id"], sel[0]["xport"], variant, nbytes, "p50", n)
         if got is None:
             notes.append(("%s p50" % variant, why))
             continue
         lam, r2, fpmax = got
-        xs, ys = ov_curve(lam, fpmax or pmax)
+        xs, ys = ibcplot.lop_curve("ov", lam, fpmax or pmax)
         ibcplot.draw_series(ax, "fit %s p50 (R²=%s)"
                             % (variant, "%.3f" % r2 if r2 is not None else "?"),
                             xs, ys, [False] * len(xs), color, "")
@@ -138,7 +70,7 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
         ax.set_axis_off()
         return
     if op == "write":
-        xs, ys = ov_curve(PAPER_WRITE, pmax)
+        xs, ys = ibcplot.lop_curve("ov", PAPER_WRITE, pmax)
         ibcplot.draw_series(ax, PAPER_LABEL, xs, ys, [False] * len(xs), "gray",
                             "_" if len(xs) == 1 else "", linestyle="--")
     ax.set_yscale("log")
@@ -153,7 +85,7 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
         handles.append(Line2D([], [], marker="o", color="gray", markerfacecolor="white",
                               linestyle="none"))
         labels.append(ibcplot.OVERSUB_NOTE)
-    for t in group_notes(notes):
+    for t in ibcplot.lop_no_fit_notes(notes):
         handles.append(Line2D([], [], linestyle="none"))
         labels.append(textwrap.fill(t, 44))
     ax.legend(handles, labels, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
@@ -174,13 +106,8 @@ def main(argv):
             ax.set_axis_off()
         head = "LoP overheads o_s(p), o_r(p)"
     else:
-        n = max(r["ranks"] for r in ov)
-        nbytes = min(r["bytes"] for r in ov if r["ranks"] == n)
-        ov = [r for r in ov if r["ranks"] == n and r["bytes"] == nbytes]
-        xport = ov[-1]["xport"]
-        ov = [r for r in ov if r["xport"] == xport]
-        pmax = max([r["fanin"] for r in ov if r["fanin"] is not None] or [max(1, n - 1)])
-        fits = read_csv(os.path.join(d, "fits.csv"))
+        ov, n, nbytes, pmax = ibcplot.lop_select(ov)
+        fits = ibcplot.read_csv(os.path.join(d, "fits.csv"))
         for ax, (op, title) in zip(axes, PANELS):
             panel(ax, ov, fits, op, title, n, nbytes, pmax)
         head = "LoP overheads o_s(p), o_r(p) at N = %d, %d B messages (cf. Hoefler & Rehm Fig. 5)" \
@@ -191,9 +118,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except SystemExit:
-        raise
-    except Exception as e:  # anything unexpected: exit 1 with the reason
-        ibcplot.die("logp_os.py", "%s: %s" % (type(e).__name__, e), 1)
+    ibcplot.run(main, "logp_os.py")

@@ -11,8 +11,6 @@ hardware, about 10x this machine's times, hence the log axis).
 
 usage: logp_rtt.py DIR  ->  DIR/logp_rtt.png, .pdf, .data.csv
 """
-import csv
-import math
 import os
 import sys
 import textwrap
@@ -35,85 +33,18 @@ SERIES = (("1n", "min", "min_us", "tab:blue", "o", True),
           ("n1", "min", "min_us", "tab:green", "^", False))
 
 
-def read_csv(path):
-    """The rows of path as dicts, or None when it is missing or unreadable."""
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except (OSError, csv.Error, UnicodeDecodeError):
-        return None
 
 
-def strip_no_fit(why):
-    """The status of a fit without its "no fit: " prefix."""
-    why = why.strip()
-    return why[len("no fit:"):].strip() if why.startswith("no fit:") else why
 
 
-def group_notes(missing):
-    """[(series, why)] -> one line per reason: "no fit for a, b: why"."""
-    by = {}
-    for name, why in missing:
-        by.setdefault(strip_no_fit(why), []).append(name)
-    return ["no fit for %s: %s" % (", ".join(names), why) for why, names in by.items()]
 
 
-def fnum(text):
-    """A finite float, or None (empty, NaN, garbage, missing)."""
-    try:
-        v = float(text)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
-def rtt_model(lam, p):
-    l1, l2, l3, l4, l5, l6 = lam
-    try:
-        return l1 / (l2 + p) + l3 + l4 * (1.0 - math.exp(l5 * (p - l6)))
-    except (ZeroDivisionError, OverflowError):
-        return float("nan")
 
 
-def curve(lam, pmax):
-    """(p, t) on a grid over 1..pmax; NaN where t is not a positive finite
-    value (log axis) or where l2 + p changes sign (a pole in the range)."""
-    n = max(1, min(400, int(round(8 * (pmax - 1)))))
-    ps = [1.0 + (pmax - 1.0) * i / n for i in range(n + 1)] if pmax > 1 else [1.0]
-    ys, prev = [], None
-    for p in ps:
-        t = rtt_model(lam, p)
-        side = (lam[1] + p) > 0
-        if prev is not None and side != prev:
-            t = float("nan")
-        prev = side
-        ys.append(t if math.isfinite(t) and t > 0 else float("nan"))
-    return ps, ys
 
 
-def find_fit(fits, run_id, xport, variant, nbytes, stat, ranks):
-    """The fits.csv row of this data set (the last when repeated), or None."""
-    hit = None
-    for f in fits or []:
-        if (f.get("variant") == variant and f.get("stat") == stat
-                and fnum(f.get("bytes")) == nbytes and fnum(f.get("ranks")) == ranks
-                and f.get("xport", xport) == xport
-                and (not f.get("run_id") or f.get("run_id") == run_id)):
-            hit = f
-    return hit
-
-
-def fit_params(f):
-    """(l1..l6, r2, pmax) of an "ok" rtt fit row, or (None, why)."""
-    if f is None:
-        return None, "no fits.csv row"
-    status = (f.get("status") or "").strip()
-    if status != "ok":
-        return None, status or "no status"
-    lam = [fnum(f.get("l%d" % k)) for k in range(1, 7)]
-    if None in lam:
-        return None, "parameters missing"
-    return (lam, fnum(f.get("r2")), fnum(f.get("pmax"))), None
 
 
 def panel(ax, rows, fits, op, title, n, nbytes, pmax):
@@ -137,7 +68,7 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
             continue
         run_id = sel[0]["run_id"] if sel else None
         xport = sel[0]["xport"] if sel else None
-        got, why = fit_params(find_fit(fits, run_id, xport, variant, nbytes, stat, n))
+        got, why = ibcplot.lop_fit(fits, run_id, xport, variant, nbytes, stat, n)
         if fits is None:
             why = "no fits.csv"
         if got is None:
@@ -145,7 +76,7 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
                 notes.append((label, why))
             continue
         lam, r2, fpmax = got
-        xs, ys = curve(lam, fpmax or pmax)
+        xs, ys = ibcplot.lop_curve("rtt", lam, fpmax or pmax)
         ibcplot.draw_series(ax, "fit %s (R²=%s)" % (label, "%.5f" % r2 if r2 is not None else "?"),
                             xs, ys, [False] * len(xs), color, "")
     if not drawn:
@@ -153,7 +84,7 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
                         % (op, op, n, nbytes))
         ax.set_axis_off()
         return
-    xs, ys = curve(PAPER[op], pmax)
+    xs, ys = ibcplot.lop_curve("rtt", PAPER[op], pmax)
     ibcplot.draw_series(ax, PAPER_LABEL, xs, ys, [False] * len(xs), "gray",
                         "_" if len(xs) == 1 else "", linestyle="--")
     ax.set_yscale("log")
@@ -174,7 +105,7 @@ def legend(ax, any_over, notes):
         handles.append(Line2D([], [], marker="o", color="gray", markerfacecolor="white",
                               linestyle="none"))
         labels.append(ibcplot.OVERSUB_NOTE)
-    for t in group_notes(notes):
+    for t in ibcplot.lop_no_fit_notes(notes):
         handles.append(Line2D([], [], linestyle="none"))
         labels.append(textwrap.fill(t, 44))
     ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
@@ -194,13 +125,8 @@ def main(argv):
             ax.set_axis_off()
         head = "LoP RTT(p) per peer"
     else:
-        n = max(r["ranks"] for r in rtt)
-        nbytes = min(r["bytes"] for r in rtt if r["ranks"] == n)
-        rtt = [r for r in rtt if r["ranks"] == n and r["bytes"] == nbytes]
-        xport = rtt[-1]["xport"]
-        rtt = [r for r in rtt if r["xport"] == xport]
-        pmax = max([r["fanin"] for r in rtt if r["fanin"] is not None] or [max(1, n - 1)])
-        fits = read_csv(os.path.join(d, "fits.csv"))
+        rtt, n, nbytes, pmax = ibcplot.lop_select(rtt)
+        fits = ibcplot.read_csv(os.path.join(d, "fits.csv"))
         for ax, (op, title) in zip(axes, PANELS):
             panel(ax, rtt, fits, op, title, n, nbytes, pmax)
         head = "LoP RTT(p) per peer at N = %d, %d B messages (cf. Hoefler & Rehm Figs. 3, 4)" \
@@ -211,9 +137,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except SystemExit:
-        raise
-    except Exception as e:  # anything unexpected: exit 1 with the reason
-        ibcplot.die("logp_rtt.py", "%s: %s" % (type(e).__name__, e), 1)
+    ibcplot.run(main, "logp_rtt.py")

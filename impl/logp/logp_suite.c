@@ -82,6 +82,16 @@ static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const st
 	}
 }
 
+/* rank 0's message to each of peers 1..p */
+static void wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+			 int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
+{
+	int i;
+
+	for (i = 0; i < in->p; i++)
+		msg_wr(x, in, a, i + 1, write, &sge[i], &wrs[i]);
+}
+
 /* Posts wrs[0..n): one call (list) or one call each. */
 static int post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int list)
 {
@@ -167,11 +177,10 @@ static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 	struct ibc_xport_sge sge[MAX_P];
 	struct ibc_xport_wr wrs[MAX_P];
 	uint64_t t0, t1;
-	int i, rc;
+	int rc;
 
 	if (x->rank == 0) {
-		for (i = 0; i < in->p; i++)
-			msg_wr(x, in, a, i + 1, a->write, &sge[i], &wrs[i]);
+		wrs_to_peers(x, in, a, a->write, sge, wrs);
 		t0 = ibc_timer_ticks();
 		rc = post(x, wrs, in->p, a->list);
 		t1 = ibc_timer_ticks();
@@ -186,7 +195,7 @@ static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
-	struct ibc_xport_sge sge[MAX_P];
+	struct ibc_xport_sge sge[MAX_P], gsge[MAX_P];
 	struct ibc_xport_recv_wr rw[MAX_P];
 	struct ibc_xport_wr go[MAX_P];
 	uint64_t t0, t1;
@@ -209,8 +218,7 @@ static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 		t1 = ibc_timer_ticks();
 		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0) / in->p);
 		/* untimed: let the peers send into them */
-		for (i = 0; i < in->p; i++)
-			msg_wr(x, in, a, i + 1, 1, &sge[i], &go[i]);
+		wrs_to_peers(x, in, a, 1, gsge, go);
 		if (rc == IBC_OK)
 			rc = post(x, go, in->p, 1);
 		if (rc == IBC_OK)
@@ -232,8 +240,7 @@ static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	int i, rc;
 
 	if (x->rank == 0) {
-		for (i = 0; i < in->p; i++)
-			msg_wr(x, in, a, i + 1, a->write, &sge[i], &wrs[i]);
+		wrs_to_peers(x, in, a, a->write, sge, wrs);
 		t0 = ibc_timer_ticks();
 		rc = post(x, wrs, in->p, a->list);
 		for (i = 0; i < in->p && rc == IBC_OK; i++)
@@ -259,8 +266,7 @@ static int run_rtt_n1(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	if (x->rank == 0) {
 		for (i = 0, rc = IBC_OK; i < in->p && rc == IBC_OK; i++)
 			rc = msg_wait(x, in, i + 1, a->write);
-		for (i = 0; i < in->p; i++)
-			msg_wr(x, in, a, i + 1, a->write, &sge[i], &wrs[i]);
+		wrs_to_peers(x, in, a, a->write, sge, wrs);
 		if (rc == IBC_OK)
 			rc = post(x, wrs, in->p, a->list);
 		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
