@@ -9,6 +9,7 @@ import csv
 import math
 import os
 import sys
+import textwrap
 
 EXIT_USAGE = 2
 
@@ -411,3 +412,18 @@ def lop_select(rows):
     rows = [r for r in rows if r["xport"] == xport]
     pmax = max([r["fanin"] for r in rows if r["fanin"] is not None] or [max(1, n - 1)])
     return rows, n, nbytes, pmax
+
+
+def lop_legend(ax, any_over, notes, fontsize=8):
+    """The house legend right of the axes (hollow-marker note included),
+    with one text-only entry per fit not drawn and why."""
+    handles, labels = ax.get_legend_handles_labels()
+    if any_over:
+        handles.append(Line2D([], [], marker="o", color="gray", markerfacecolor="white",
+                              linestyle="none"))
+        labels.append(OVERSUB_NOTE)
+    for t in lop_no_fit_notes(notes):
+        handles.append(Line2D([], [], linestyle="none"))
+        labels.append(textwrap.fill(t, 44))
+    ax.legend(handles, labels, fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0)

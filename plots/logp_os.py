@@ -14,12 +14,10 @@ usage: logp_os.py DIR  ->  DIR/logp_os.png, .pdf, .data.csv
 """
 import os
 import sys
-import textwrap
 
 sys.dont_write_bytecode = True  # keep plots/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ibcplot  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
 
 PAPER_LABEL = r"paper $t_{srov}^{rdmaw}(p)$ (Fig. 5, 2005 Mellanox)"
 PAPER_WRITE = (0.5557, 0.2103, -0.7728)  # l1, l2, l3 of the ov model
@@ -80,16 +78,7 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
     ax.set_xlabel("requests posted p (one per peer)")
     ax.set_ylabel("overhead per request, median (µs, log scale)")
     ax.grid(True, which="both", alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    if any_over:
-        handles.append(Line2D([], [], marker="o", color="gray", markerfacecolor="white",
-                              linestyle="none"))
-        labels.append(ibcplot.OVERSUB_NOTE)
-    for t in ibcplot.lop_no_fit_notes(notes):
-        handles.append(Line2D([], [], linestyle="none"))
-        labels.append(textwrap.fill(t, 44))
-    ax.legend(handles, labels, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              borderaxespad=0)
+    ibcplot.lop_legend(ax, any_over, notes, fontsize=7.5)
 
 
 def main(argv):

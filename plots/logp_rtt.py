@@ -13,12 +13,10 @@ usage: logp_rtt.py DIR  ->  DIR/logp_rtt.png, .pdf, .data.csv
 """
 import os
 import sys
-import textwrap
 
 sys.dont_write_bytecode = True  # keep plots/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ibcplot  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
 
 PAPER_LABEL = "paper (Fig. 3/4, 2005 Mellanox, min)"
 # the paper's t_rtt,min^{send,n} and t_rtt,min^{rdmaw,n} (section 4.7) as
@@ -94,22 +92,9 @@ def panel(ax, rows, fits, op, title, n, nbytes, pmax):
     ax.set_xlabel("peers addressed p (1:n: one rank to p peers; n:1: p peers to one)")
     ax.set_ylabel("RTT(p) per peer (µs, log scale)")
     ax.grid(True, which="both", alpha=0.3)
-    legend(ax, any_over, notes)
+    ibcplot.lop_legend(ax, any_over, notes)
 
 
-def legend(ax, any_over, notes):
-    """The house legend right of the axes (hollow-marker note included),
-    with one text-only entry per curve not drawn and why."""
-    handles, labels = ax.get_legend_handles_labels()
-    if any_over:
-        handles.append(Line2D([], [], marker="o", color="gray", markerfacecolor="white",
-                              linestyle="none"))
-        labels.append(ibcplot.OVERSUB_NOTE)
-    for t in ibcplot.lop_no_fit_notes(notes):
-        handles.append(Line2D([], [], linestyle="none"))
-        labels.append(textwrap.fill(t, 44))
-    ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              borderaxespad=0)
 
 
 def main(argv):
