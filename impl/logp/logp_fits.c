@@ -56,7 +56,8 @@ static long row_find(const struct ibc_csv_table *t, const char *run_id, const ch
 static const char *const fit_cols[] = {
 	"run_id", "xport", "variant", "bytes", "stat", "model", "ranks", "points", "kept",
 	"l1", "l2", "l3", "l4", "l5", "l6", "se1", "se2", "se3", "se4", "se5", "se6",
-	"r2", "rmse", "identifiable", "rejected", "rule", "starts", "converged", "status", "pmax",
+	"r2", "rmse", "identifiable", "residuals", "rejected", "rule", "starts", "converged",
+	"status", "pmax",
 };
 #define NFIT (sizeof(fit_cols) / sizeof(fit_cols[0]))
 
@@ -113,10 +114,10 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 									   : IBC_LOGP_FIT_OV;
 	static double p[MAXPTS], y[MAXPTS], res[MAXPTS];
 	static unsigned char rej[MAXPTS];
-	char f[NFIT][160];
+	char f[NFIT][160], resid[4096] = "";
 	const char *fp[NFIT];
 	struct ibc_logp_fit fit;
-	size_t r, n = 0, i, used = 0;
+	size_t r, n = 0, i, used = 0, ru = 0;
 	double pmax = 0;
 	int rc, k;
 
@@ -158,24 +159,29 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 		fmt(f[21], 160, fit.r2);
 		fmt(f[22], 160, fit.rmse);
 		snprintf(f[23], 160, "%d", fit.identifiable);
+		/* every point's residual t - f(p), "p:r;..." in the order of the rows */
+		for (i = 0; i < n && ru + 40 < sizeof(resid); i++)
+			ru += (size_t)snprintf(resid + ru, sizeof(resid) - ru, "%s%g:%.4g", ru ? ";" : "",
+					       p[i], res[i]);
+		fp[24] = resid;
 		for (i = 0; i < n; i++)
 			if (rej[i] && used + 16 < 160)
-				used += (size_t)snprintf(f[24] + used, 160 - used, "%sp=%g", used ? ";" : "",
+				used += (size_t)snprintf(f[25] + used, 160 - used, "%sp=%g", used ? ";" : "",
 							 p[i]);
-		fp[25] = fit.rule;
-		snprintf(f[26], 160, "%d", fit.starts);
-		snprintf(f[27], 160, "%d", fit.converged);
-		snprintf(f[28], 160, "ok");
+		fp[26] = fit.rule;
+		snprintf(f[27], 160, "%d", fit.starts);
+		snprintf(f[28], 160, "%d", fit.converged);
+		snprintf(f[29], 160, "ok");
 	} else {
 		if (rc == IBC_ERR_UNSUPPORTED)
-			snprintf(f[28], 160, "too few points: %zu for %d parameters (p = 1..N-1: "
+			snprintf(f[29], 160, "too few points: %zu for %d parameters (p = 1..N-1: "
 				 "more ranks)", n, ibc_logp_fit_npar(m));
 		else if (rc == IBC_ERR_NOTFOUND)
-			snprintf(f[28], 160, "no fit: none of %d starts converged", fit.starts);
+			snprintf(f[29], 160, "no fit: none of %d starts converged", fit.starts);
 		else
-			snprintf(f[28], 160, "no fit: %s", ibc_status_str(rc));
+			snprintf(f[29], 160, "no fit: %s", ibc_status_str(rc));
 	}
-	snprintf(f[29], 160, "%g", pmax);
+	snprintf(f[30], 160, "%g", pmax);
 	if (summary != NULL && s == 0) {
 		char what[160];
 
@@ -183,7 +189,7 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 			snprintf(what, sizeof(what), "R2 %.4f, %zu of %zu points kept%s", fit.r2,
 				 fit.nkept, n, fit.identifiable ? "" : ", not all lambdas identifiable");
 		else
-			snprintf(what, sizeof(what), "%s", f[28]);
+			snprintf(what, sizeof(what), "%s", f[29]);
 		fprintf(summary, "  %-20s %5zu B  N=%-3d %s\n", d->variant, d->bytes, d->ranks, what);
 	}
 	return ibc_csv_writer_row(w, fp);

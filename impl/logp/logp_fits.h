@@ -10,7 +10,8 @@
  * DIR/fits.csv, one row per data set:
  *   run_id, xport, variant, bytes, stat, model (rtt|ov), ranks, points,
  *   kept, l1..l6, se1..se6 (empty: not identifiable or not in the model),
- *   r2, rmse, identifiable, rejected ("p=..;p=.." of outliers), rule,
+ *   r2, rmse, identifiable, residuals ("p:r;..", every point), rejected
+ *   ("p=..;p=.." of outliers), rule,
  *   starts, converged, status ("ok", or why there is no fit), pmax
  * DIR/logp-derived.csv, one row per value:
  *   run_id, xport, quantity, op, bytes, stat, p, value_us, source
