@@ -4,30 +4,37 @@
  * A family is a suite whose variants have a round structure (impl/pattern,
  * through the algorithm tables: barrier.h, alltoall.h); each measured row
  * of such a suite (impl=ibchar, any run in DIR/results.csv) is predicted
- * by summing its rounds' costs, with the fits of the same transport:
+ * by summing its rounds' costs, from the kernels of the same transport and
+ * N (ibc_logp_params_value: the fit at that N, else the rows, else the
+ * largest N's), against the row's back-to-back figure (paper_us, else
+ * p50_us), by three models:
  *
  *   LoP (§4.4, as printed): a round in which the busiest rank sends to or
  *     waits for k = max(out, in) peers costs t_1:k = o_s(k) + k L(k), with
- *     L(k) = RTT(k)/2 - (o_s(k) + o_s(1)) from the p50 fits of rtt-*-1n and
+ *     L(k) = RTT(k)/2 - (o_s(k) + o_s(1)) from the p50 of rtt-*-1n and
  *     os-* (write rounds: the RDMA write kernels; send rounds: send/recv;
  *     a multicast release: send at k = 1, as the model has no multicast).
- *     The model has no message size: ibchar evaluates it at the measured
- *     sizes (logp's --sizes) and interpolates linearly in the round's bytes
- *     (extrapolates past the largest, flagged size>max).
+ *   LoP-RTT: k RTT(k)/2 per round, the same kernels without the overhead
+ *     algebra (which goes negative where o_s is not << L).
  *   LogGP: 2o + L + (s-1)G + (k-1) max(o, g + (s-1)G) per round, o, g, L
  *     at the smallest size and G over the sizes (Netgauge's PRTT method).
  *
+ * LoP has no message size: ibchar evaluates it at the measured sizes and
+ * interpolates linearly in the round's bytes (past the largest, LogGP's G
+ * per further byte and message, flagged size>max).
+ *
  * Outputs (beside results.csv):
  *   lop-model.csv: suite, variant, xport, ranks, bytes, fanin, oversub,
- *     measured_us (p50_us), lop_us, lop_err, loggp_us, loggp_err, rounds,
- *     note (k>pmax: a round needs the fit beyond its largest p;
- *     size>max; mcast~send; oversub)
+ *     measured_us, measured_as (paper_us|p50_us), p50_us, lop_us, lop_err,
+ *     lop_rtt_us, lop_rtt_err, loggp_us, loggp_err, rounds, note (k>pmax,
+ *     params-of-other-N, points, size>max, mcast~send, no-G, lop<=0,
+ *     oversub)
  *   lop-extrapolation.csv: the same algorithms at N = 1 K, 4 K, 16 K and
  *     64 K, method "model-eval" (the model evaluated over the pattern's
  *     rounds: no contention, no simulator)
- *   lop-fanin.csv: RGM's fan-in chosen by the model per N (l = 2^k - 1 < N)
- *     against the measured sweep's best
- * and a table on out. */
+ *   lop-fanin.csv: RGM's fan-in chosen by each model per N (l = 2^k - 1 < N,
+ *     positive predictions only) against the measured sweep's best
+ * and the tables on out. */
 #ifndef IBC_LOGP_MODEL_H
 #define IBC_LOGP_MODEL_H
 
