@@ -20,6 +20,7 @@ PKGS=(
 	python3 python3-matplotlib                      # plots/
 	openmpi-bin libopenmpi-dev mpich libmpich-dev   # host-MPI variants
 	iproute2                                        # scripts/testhosts (netns)
+	slurmctld slurmd slurm-client munge             # scripts/slurm-local: a real Slurm
 	openssh-client openssh-server                   # testhosts ssh: the launcher's default rsh
 	perl                                            # prove (TAP::Harness)
 	procps                                          # ps/pkill used by tests

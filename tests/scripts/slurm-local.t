@@ -1,0 +1,71 @@
+#!/bin/sh
+# tests/scripts/slurm-local.t - scripts/slurm-local: a real Slurm (munged,
+# slurmctld, one slurmd per network-namespace test host) comes up from
+# Debian's packages; srun spreads tasks over separate hosts; an MPICH
+# program under srun --mpi=pmi2 and an Open MPI one under --mpi=pmix see
+# every rank and the right size, and the wrong plugin's singletons are told
+# apart; a rank killed under srun ends the job quickly with a failure and
+# leaves no process behind; down stops everything.  Root only (network
+# namespaces, daemons); skipped with the reason otherwise.
+. "$(dirname "$0")/../lib/tap.sh"
+SL=$(cd "$(dirname "$0")/../../scripts" && pwd)/slurm-local
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (network namespaces, Slurm daemons)"; exit 0; }
+for c in slurmctld slurmd srun munged ip nsenter unshare; do
+	command -v "$c" >/dev/null 2>&1 || { echo "1..0 # SKIP $c missing (scripts/install-deps.sh)"; exit 0; }
+done
+tap_need "$BUILD/tests/launch/hello-mpich"
+tap_tmp slurm
+trap '"$SL" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+echo "1..8"
+export SLURM_CONF=/run/ibchar/slurm/slurm.conf
+
+"$SL" up 2 >"$tmp/up" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(sinfo -h -N -t idle -o %N | wc -l)" -eq 2 ]
+ok $? "slurm-local up 2: two idle nodes (exit $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/up"
+
+# shellcheck disable=SC2016
+timeout 60 srun -N2 --ntasks-per-node=2 sh -c 'ip -4 -o addr show eth0 | awk "{print \$4}"' \
+	>"$tmp/addr" 2>&1
+[ "$(sort -u "$tmp/addr" | wc -l)" -eq 2 ] && [ "$(wc -l <"$tmp/addr")" -eq 4 ]
+ok $? "srun -N2 --ntasks-per-node=2: four tasks on two hosts ($(sort -u "$tmp/addr" | tr '\n' ' '))"
+
+# rank r of size s, every rank once, all "ok"; else "singletons" when every
+# process was rank 0 of 1
+ranks() { # FILE N
+	awk -v n="$2" '/^hello from rank/ { seen[$4] = 1; if ($6 != n || $0 !~ /allreduce ok, ring ok/) bad = 1
+			if ($6 == 1) single++; c++ }
+		END { for (r = 0; r < n; r++) if (!(r in seen)) bad = 1
+		      if (single == c && c > 1) { print "singletons"; exit 1 }
+		      exit bad || c != n }' "$1"
+}
+timeout 120 srun -N2 -n4 --mpi=pmi2 "$BUILD/tests/launch/hello-mpich" >"$tmp/pmi2" 2>&1
+rc=$?
+ranks "$tmp/pmi2" 4; ok $? "MPICH under srun --mpi=pmi2: ranks 0..3 of 4, allreduce and ring ok (exit $rc)"
+timeout 120 srun -N2 -n4 --mpi=none "$BUILD/tests/launch/hello-mpich" >"$tmp/none" 2>&1
+[ "$(ranks "$tmp/none" 4)" = singletons ]
+ok $? "... --mpi=none starts 4 singletons, and the check says so"
+
+if [ -x "$BUILD/tests/launch/hello-openmpi" ]; then
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 \
+		srun -N2 -n4 --mpi=pmix "$BUILD/tests/launch/hello-openmpi" >"$tmp/pmix" 2>&1
+	ranks "$tmp/pmix" 4; ok $? "Open MPI under srun --mpi=pmix: ranks 0..3 of 4"
+else
+	echo "ok 5 # SKIP no Open MPI build"
+	n=$((n + 1))
+fi
+
+# rank 2 kills itself; the others would sleep for a minute
+t0=$(date +%s)
+# shellcheck disable=SC2016
+timeout 120 srun -N2 -n4 sh -c '[ "$SLURM_PROCID" = 2 ] && kill -9 $$; exec sleep 61' \
+	>"$tmp/kill" 2>&1
+rc=$?
+t=$(($(date +%s) - t0))
+[ $rc -ne 0 ] && [ $t -lt 30 ]; ok $? "a rank killed under srun fails the job (exit $rc) in ${t} s"
+sleep 1
+! pgrep -f 'sleep 61' >/dev/null; ok $? "... and leaves no task behind"
+
+"$SL" down >/dev/null 2>&1
+! pgrep -x slurmd >/dev/null && ! pgrep -x slurmctld >/dev/null && [ ! -e /run/ibchar/slurm ]
+ok $? "slurm-local down: no daemon, no state left"
