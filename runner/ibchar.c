@@ -53,7 +53,8 @@ static const struct ibc_opt run_opts[] = {
 	{ .name = "xport", .short_name = 'x', .type = IBC_OPT_STRING, .dest = &run_o.xport, .metavar = "NAME",
 	  .help = "transport: shm, verbs or auto" },
 	{ .name = "launcher", .short_name = 'l', .type = IBC_OPT_STRING, .dest = &run_o.launcher,
-	  .metavar = "NAME", .help = "fork (local), mpirun or tree (default: each suite's)" },
+	  .metavar = "NAME", .help = "fork (local), mpirun, tree (ibchar-launch) or srun (Slurm: PMI-2, or "
+		  "PMIx for Open MPI's build) (default: each suite's)" },
 	{ .name = "mpi", .type = IBC_OPT_STRING, .dest = &run_mpi_default, .metavar = "NAME",
 	  .help = "host MPI: openmpi, mpich or none; runs the suites' -<mpi> builds (under "
 		  "mpirun unless --launcher tree), so the MPI's own variants run beside ibchar's" },

@@ -13,8 +13,11 @@ int ibc_boot_open(const char *name, int nprocs, struct ibc_boot **out)
 
 	*out = NULL;
 	if (name == NULL || strcmp(name, "auto") == 0) {
+		/* PMI_FD: ibchar-launch's node agent (it also sets IBC_LAUNCH_RANK),
+		 * else a PMI-2 process manager such as srun --mpi=pmi2 */
 		if (getenv("PMI_FD") != NULL)
-			return ibc_boot_launcher_open(out);
+			return getenv("IBC_LAUNCH_RANK") != NULL ? ibc_boot_launcher_open(out)
+								 : ibc_boot_pmi2_open(out);
 		env = getenv("IBC_BOOT");
 		if (env != NULL && strcmp(env, "tcp") == 0)
 			return ibc_boot_tcp_open(out);
@@ -37,11 +40,13 @@ int ibc_boot_open(const char *name, int nprocs, struct ibc_boot **out)
 		return ibc_boot_tcp_open(out);
 	if (strcmp(name, "launcher") == 0)
 		return ibc_boot_launcher_open(out);
+	if (strcmp(name, "pmi2") == 0)
+		return ibc_boot_pmi2_open(out);
 	if (strcmp(name, "mpi") == 0) {
 		ibc_error("boot: the mpi bootstrap is only in the *-<mpi> binaries");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	ibc_error("boot: unknown bootstrap '%s' (single, fork, tcp, launcher, auto)", name);
+	ibc_error("boot: unknown bootstrap '%s' (single, fork, tcp, launcher, pmi2, auto)", name);
 	return IBC_ERR_INVAL;
 }
 

@@ -3,7 +3,8 @@
  *   single    one process, no peers;
  *   fork      this process forks N - 1 others on this host (tests, --launcher local);
  *   mpi       MPI_COMM_WORLD (boot_mpi.c, linked only into the *-<mpi> binaries);
- *   launcher  ibchar-launch's node agent over PMI_FD (the launcher issue).
+ *   launcher  ibchar-launch's node agent over PMI_FD (the launcher issue);
+ *   pmi2      a PMI-2 process manager over PMI_FD (srun --mpi=pmi2).
  * Endpoint exchange for transports (QPN/LID/GID/PSN, shm segment names) goes
  * through allgather or put/fence/get here, written once. */
 #ifndef IBC_BOOT_H
@@ -41,8 +42,9 @@ struct ibc_boot {
 
 /* Opens the bootstrap the environment asks for: "launcher" when started by
  * ibchar-launch (PMI_FD set), "tcp" when IBC_BOOT=tcp, else "fork" with
- * nprocs ranks (nprocs <= 1: "single").  name may force one of "single",
- * "fork", "tcp", "launcher"; "auto" or NULL = environment. */
+ * nprocs ranks (nprocs <= 1: "single"); PMI_FD without ibchar-launch's
+ * IBC_LAUNCH_RANK is "pmi2".  name may force one of "single", "fork", "tcp",
+ * "launcher", "pmi2"; "auto" or NULL = environment. */
 int ibc_boot_open(const char *name, int nprocs, struct ibc_boot **out);
 /* fork backend: the calling process becomes rank 0 and forks nprocs - 1
  * children; every process returns from here with its own handle. */
@@ -51,6 +53,14 @@ int ibc_boot_single_open(struct ibc_boot **out);
 /* launcher backend (boot_launcher.c, the launcher issue): talks to the local
  * node agent of ibchar-launch; IBC_ERR_NOTFOUND when not started by it. */
 int ibc_boot_launcher_open(struct ibc_boot **out);
+/* pmi2 backend (boot_pmi2.c): the PMI-2 wire protocol on PMI_FD, e.g. under
+ * srun --mpi=pmi2; IBC_ERR_NOTFOUND without PMI_FD, IBC_ERR_PROTO when the
+ * other end does not speak PMI-2.  Node ids and local ranks come from the
+ * job's PMI_process_mapping. */
+int ibc_boot_pmi2_open(struct ibc_boot **out);
+/* PMI_process_mapping "(vector,(start,nodes,per_node),...)" -> the node of
+ * each of size ranks (node_of[size]); IBC_ERR_PROTO when it is not one. */
+int ibc_boot_pmi2_mapping(const char *map, int size, int *node_of);
 /* tcp backend (boot_tcp.c): ranks on several hosts without a launcher, e.g.
  * two Soft-RoCE guests.  Environment: IBC_BOOT=tcp, IBC_BOOT_RANK,
  * IBC_BOOT_SIZE, IBC_BOOT_ROOT=host:port (rank 0 listens there). */

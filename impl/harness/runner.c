@@ -230,13 +230,15 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 		mpi = NULL;
 		launcher = s->launcher;
 	}
-	if (mpi != NULL && strcmp(launcher, "mpirun") != 0 && strcmp(launcher, "tree") != 0) {
+	if (mpi != NULL && strcmp(launcher, "mpirun") != 0 && strcmp(launcher, "tree") != 0 &&
+	    strcmp(launcher, "srun") != 0) {
 		/* --mpi alone: the launcher that can start the MPI build (an
 		 * explicit other launcher was refused before the run) */
 		launcher = "mpirun";
 	}
-	/* the host-MPI build under mpirun or ibchar-launch, else the plain one */
-	build_mpi = strcmp(launcher, "mpirun") == 0 || strcmp(launcher, "tree") == 0 ? mpi : NULL;
+	/* the host-MPI build under mpirun, ibchar-launch or srun, else the plain one */
+	build_mpi = strcmp(launcher, "mpirun") == 0 || strcmp(launcher, "tree") == 0 ||
+			    strcmp(launcher, "srun") == 0 ? mpi : NULL;
 	if (!bench_path(o->bindir, s->bench, build_mpi, bench, sizeof(bench))) {
 		ibc_error("runner: %s: %s not built", s->name, bench);
 		return IBC_ERR_NOTFOUND;
@@ -259,6 +261,28 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			arg_add(&a, "--oversubscribe");
 		}
 		if (geteuid() == 0) {
+			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+		}
+	} else if (strcmp(launcher, "srun") == 0) {
+		/* inside an allocation or not: srun places the ranks; the plain
+		 * build bootstraps over PMI-2, Open MPI's over PMIx; shm (or auto
+		 * with no RDMA device here) needs every rank on one node */
+		const char *x = o->xport != NULL ? o->xport : "auto";
+		char devs[64];
+
+		if (!ibc_harness_avail_program("srun", mpirun, sizeof(mpirun))) {
+			ibc_error("runner: --launcher srun: srun not found on PATH");
+			return IBC_ERR_NOTFOUND;
+		}
+		arg_add(&a, mpirun);
+		arg_add(&a, "-n");
+		arg_addf(&a, n);
+		arg_add(&a, mpi != NULL && strcmp(mpi, "openmpi") == 0 ? "--mpi=pmix" : "--mpi=pmi2");
+		if (strcmp(x, "shm") == 0 ||
+		    (strcmp(x, "auto") == 0 && ibc_harness_avail_verbs(devs, sizeof(devs)) <= 0))
+			arg_add(&a, "-N1");
+		if (mpi != NULL && geteuid() == 0) {
 			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
 		}
@@ -632,9 +656,9 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 	}
 	if (mpi_of(o) != NULL) {
 		if (o->launcher != NULL && strcmp(o->launcher, "mpirun") != 0 &&
-		    strcmp(o->launcher, "tree") != 0) {
+		    strcmp(o->launcher, "tree") != 0 && strcmp(o->launcher, "srun") != 0) {
 			fprintf(stderr, "ibchar: --mpi %s runs the -%s build of a suite, which --launcher "
-				"%s cannot start: add --launcher mpirun (or tree), or drop --mpi\n",
+				"%s cannot start: add --launcher mpirun (or tree, or srun), or drop --mpi\n",
 				o->mpi, o->mpi, o->launcher);
 			return IBC_ERR_INVAL;
 		}

@@ -4,19 +4,25 @@
 # Debian's packages; srun spreads tasks over separate hosts; an MPICH
 # program under srun --mpi=pmi2 and an Open MPI one under --mpi=pmix see
 # every rank and the right size, and the wrong plugin's singletons are told
-# apart; a rank killed under srun ends the job quickly with a failure and
-# leaves no process behind; down stops everything.  Root only (network
-# namespaces, daemons); skipped with the reason otherwise.
+# apart; ibchar's PMI-2 bootstrap (tests/boot/pmi2.c --live) on 2 hosts,
+# in block and cyclic placement; `ibchar run barrier --launcher srun` (the
+# plain build over PMI-2, and MPICH's); a rank killed under srun ends the
+# job quickly with a failure and leaves no process behind; down stops
+# everything.  Root only (network namespaces, daemons); skipped with the
+# reason otherwise.
 . "$(dirname "$0")/../lib/tap.sh"
 SL=$(cd "$(dirname "$0")/../../scripts" && pwd)/slurm-local
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (network namespaces, Slurm daemons)"; exit 0; }
 for c in slurmctld slurmd srun munged ip nsenter unshare; do
 	command -v "$c" >/dev/null 2>&1 || { echo "1..0 # SKIP $c missing (scripts/install-deps.sh)"; exit 0; }
 done
-tap_need "$BUILD/tests/launch/hello-mpich"
+tap_need "$BUILD/tests/launch/hello-mpich" "$BUILD/tests/boot/pmi2.t" "$BUILD/bin/ibchar"
 tap_tmp slurm
-trap '"$SL" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
-echo "1..8"
+# results the nodes write must be outside /tmp: each node has its own
+mkdir -p /run/ibchar
+res=$(mktemp -d /run/ibchar/slurm-test-XXXXXX)
+trap '"$SL" down >/dev/null 2>&1; rm -rf "$tmp" "$res"' EXIT
+echo "1..12"
 export SLURM_CONF=/run/ibchar/slurm/slurm.conf
 
 "$SL" up 2 >"$tmp/up" 2>&1; rc=$?
@@ -53,6 +59,32 @@ if [ -x "$BUILD/tests/launch/hello-openmpi" ]; then
 else
 	echo "ok 5 # SKIP no Open MPI build"
 	n=$((n + 1))
+fi
+
+for dist in block cyclic; do
+	timeout 120 srun -N2 -n5 --distribution=$dist --mpi=pmi2 "$BUILD/tests/boot/pmi2.t" --live \
+		>"$tmp/live" 2>&1
+	[ "$(grep -c '^ok ' "$tmp/live")" -eq 6 ] && ! grep -q '^not ok' "$tmp/live"
+	ok $? "ibchar's pmi2 bootstrap on 2 hosts, 5 ranks, $dist: collectives, node ids, local ranks"
+	grep -v '^ok\|^1\.\.' "$tmp/live" | sed 's/^/# /'
+done
+
+timeout 300 "$BUILD/bin/ibchar" run barrier --launcher srun --ranks 2,4 --iters 100 --xport shm \
+	--out "$res/a" >"$tmp/sum" 2>"$tmp/err"
+rc=$?
+c=$(awk -F, 'NR > 1 && $2 == "barrier" && $6 == "srun" { n++ } END { print n + 0 }' "$res/a/results.csv" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$c" -eq 11 ]
+ok $? "ibchar run barrier --launcher srun: every variant at N = 2, 4 over PMI-2 ($c rows, exit $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -5
+if [ -x "$BUILD/bin/ibchar-barrier-mpich" ]; then
+	timeout 300 "$BUILD/bin/ibchar" run barrier --launcher srun --mpi mpich --ranks 2 --iters 100 \
+		--xport shm --out "$res/b" >"$tmp/sum" 2>"$tmp/err"
+	rc=$?
+	c=$(grep -c ',barrier,mpi[-a-z]*,mpich,[a-z]*,srun,' "$res/b/results.csv" 2>/dev/null)
+	[ $rc -eq 0 ] && [ "$c" -eq 3 ]; ok $? "... --mpi mpich: MPI_Barrier, MPI-PE, MPI-DS under srun ($c rows)"
+else
+	n=$((n + 1))
+	echo "ok $n # SKIP no MPICH build"
 fi
 
 # rank 2 kills itself; the others would sleep for a minute
