@@ -11,6 +11,7 @@
  * needs.  Values go hex encoded in chunks of 500 bytes (PMI-2 values are at
  * most 1024 characters).  A barrier is a fence. */
 #include "boot/boot.h"
+#include "core/fs.h"
 #include "core/log.h"
 #include "core/status.h"
 
@@ -41,37 +42,21 @@ static struct pmi2 *p2(struct ibc_boot *b)
 
 static int wire_write(int fd, const char *s, size_t n)
 {
-	while (n > 0) {
-		ssize_t k = write(fd, s, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			ibc_error("boot pmi2: write to the process manager: %s", strerror(errno));
-			return IBC_ERR_IO;
-		}
-		s += k;
-		n -= (size_t)k;
+	if (ibc_fs_write_all(fd, s, n) != IBC_OK) {
+		ibc_error("boot pmi2: write to the process manager: %s", strerror(errno));
+		return IBC_ERR_IO;
 	}
 	return IBC_OK;
 }
 
 static int wire_read(int fd, char *s, size_t n)
 {
-	while (n > 0) {
-		ssize_t k = read(fd, s, n);
+	int rc = ibc_fs_read_all(fd, s, n);
 
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			ibc_error("boot pmi2: the process manager closed the connection%s%s",
-				  k < 0 ? ": " : "", k < 0 ? strerror(errno) : "");
-			return IBC_ERR_IO;
-		}
-		s += k;
-		n -= (size_t)k;
-	}
-	return IBC_OK;
+	if (rc != IBC_OK)
+		ibc_error("boot pmi2: the process manager closed the connection%s%s",
+			  rc == IBC_ERR_IO ? ": " : "", rc == IBC_ERR_IO ? strerror(errno) : "");
+	return rc == IBC_OK ? IBC_OK : IBC_ERR_IO;
 }
 
 /* One command: "cmd=NAME;" and the formatted fields, length prefixed. */

@@ -1,6 +1,7 @@
 /* Process side of the launcher protocol (client.h). */
 #include "launch/client.h"
 #include "launch/proto.h"
+#include "core/fs.h"
 #include "core/log.h"
 #include "core/status.h"
 
@@ -19,38 +20,22 @@ static int env_int(const char *name, int dflt)
 
 static int write_all(int fd, const void *p, size_t n)
 {
-	const char *c = p;
+	int rc = ibc_fs_write_all(fd, p, n);
 
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			ibc_error("launch client: write to the node agent: %s", strerror(errno));
-			return IBC_ERR_CLOSED;
-		}
-		c += w;
-		n -= (size_t)w;
+	if (rc != IBC_OK) {
+		ibc_error("launch client: write to the node agent: %s", strerror(errno));
+		return IBC_ERR_CLOSED;
 	}
 	return IBC_OK;
 }
 
 static int read_all(int fd, void *p, size_t n)
 {
-	char *c = p;
+	int rc = ibc_fs_read_all(fd, p, n);
 
-	while (n > 0) {
-		ssize_t r = read(fd, c, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			ibc_error("launch client: the node agent closed the connection");
-			return IBC_ERR_CLOSED;
-		}
-		c += r;
-		n -= (size_t)r;
+	if (rc != IBC_OK) {
+		ibc_error("launch client: the node agent closed the connection");
+		return IBC_ERR_CLOSED;
 	}
 	return IBC_OK;
 }
