@@ -4,8 +4,10 @@
 #include "core/status.h"
 #include "launch/cache.h"
 #include "launch/job.h"
+#include "launch/slurm.h"
 #include "launch/tree.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static long np = 0, ppn = 0, max_conn = IBC_LAUNCH_MAX_CONN_DEFAULT, max_depth = IBC_LAUNCH_MAX_DEPTH_DEFAULT;
@@ -49,13 +51,16 @@ static const struct ibc_opt_spec spec = {
 	"128+N when the launcher gets signal N, 2 for bad input.\n"
 	"Environment of every process: PMI_FD PMI_RANK PMI_SIZE IBC_LAUNCH_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE,NODE,NNODES,HOST,JOBID}.\n"
 	"Host names resolve through $IBC_HOSTS_FILE (default /run/ibchar/testhosts.hosts, written by "
-	"scripts/testhosts), then DNS; test hosts: --rsh 'ip netns exec {host}'.  Protocols: impl/launch/WIRE.md.",
+	"scripts/testhosts), then DNS; test hosts: --rsh 'ip netns exec {host}'.  Inside a Slurm allocation "
+	"(SLURM_JOB_NODELIST set) and without --hosts/--hostfile: the job's hosts and slots, and node agents "
+	"started by srun (--rsh '" IBC_LAUNCH_SLURM_RSH "') instead of ssh.  Protocols: impl/launch/WIRE.md.",
 	1,
 };
 
 int main(int argc, char **argv)
 {
 	struct ibc_launch_opts o;
+	char *slurm_hosts = NULL;
 	int first = 0, rc, code = 1;
 
 	ibc_log_init("ibchar-launch");
@@ -71,6 +76,18 @@ int main(int argc, char **argv)
 	if (proxy != NULL) {
 		ibc_launch_proxy_main(proxy, &code);
 		return code;
+	}
+	/* inside a Slurm allocation: its hosts and slots, agents started by srun */
+	if (hosts == NULL && hostfile == NULL) {
+		rc = ibc_launch_slurm_hosts(&slurm_hosts);
+		if (rc == IBC_OK) {
+			hosts = slurm_hosts;
+			if (rsh == NULL)
+				rsh = IBC_LAUNCH_SLURM_RSH;
+			ibc_info("ibchar-launch: in Slurm job %s: hosts %s", getenv("SLURM_JOB_ID"), hosts);
+		} else if (rc != IBC_ERR_NOTFOUND) {
+			return ibc_status_exit_code(rc);
+		}
 	}
 	memset(&o, 0, sizeof(o));
 	o.np = np;
@@ -99,5 +116,6 @@ int main(int argc, char **argv)
 		}
 	}
 	rc = ibc_launch_run(&o, &code);
+	free(slurm_hosts);
 	return code;
 }

@@ -6,7 +6,9 @@
 # every rank and the right size, and the wrong plugin's singletons are told
 # apart; ibchar's PMI-2 bootstrap (tests/boot/pmi2.c --live) on 2 hosts,
 # in block and cyclic placement; `ibchar run barrier --launcher srun` (the
-# plain build over PMI-2, and MPICH's); a rank killed under srun ends the
+# plain build over PMI-2, and MPICH's); ibchar-launch inside salloc, its
+# node agents started by srun on the allocation's hosts, running MPICH over
+# its PMI-1; a rank killed under srun ends the
 # job quickly with a failure and leaves no process behind; down stops
 # everything.  Root only (network namespaces, daemons); skipped with the
 # reason otherwise.
@@ -22,7 +24,7 @@ tap_tmp slurm
 mkdir -p /run/ibchar
 res=$(mktemp -d /run/ibchar/slurm-test-XXXXXX)
 trap '"$SL" down >/dev/null 2>&1; rm -rf "$tmp" "$res"' EXIT
-echo "1..12"
+echo "1..14"
 export SLURM_CONF=/run/ibchar/slurm/slurm.conf
 
 "$SL" up 2 >"$tmp/up" 2>&1; rc=$?
@@ -86,6 +88,17 @@ else
 	n=$((n + 1))
 	echo "ok $n # SKIP no MPICH build"
 fi
+
+# ibchar-launch inside an allocation: hosts, slots and srun-started agents from Slurm
+# shellcheck disable=SC2016
+timeout 120 salloc -N2 -n4 "$BUILD/bin/ibchar-launch" -- sh -c 'ip -4 -o addr show eth0 | awk "{print \$4}"' \
+	>"$tmp/la" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^10\.77\.0\.' "$tmp/la")" -eq 4 ] && [ "$(grep '^10\.77' "$tmp/la" | sort -u | wc -l)" -eq 2 ]
+ok $? "ibchar-launch inside salloc -N2 -n4: 4 processes on the 2 hosts of the allocation (exit $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/la" | tail -5
+timeout 120 salloc -N2 -n4 "$BUILD/bin/ibchar-launch" -- "$BUILD/tests/launch/hello-mpich" >"$tmp/lm" 2>&1
+ranks "$tmp/lm" 4; ok $? "... MPICH under it (PMI-1 of ibchar-launch): ranks 0..3 of 4"
 
 # rank 2 kills itself; the others would sleep for a minute
 t0=$(date +%s)
