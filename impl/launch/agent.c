@@ -275,6 +275,28 @@ static int coll_expect(const struct ibc_launch_agent *a)
 static void coll_down(struct ibc_launch_agent *a, struct ibc_launch_coll *c, const void *p, size_t n);
 
 /* Root: every contribution is in; compute and distribute the result. */
+
+/* The n "key, value" pairs of a fence's aggregate into this NLA's cache:
+ * at the root, and for HCMA* on the way up at every level ("after
+ * populating the local cache", thesis ch. 3), so a get from the subtree
+ * is answered here. */
+static void kv_cache(struct ibc_launch_agent *a, const void *p, size_t len, uint32_t n)
+{
+	struct ibc_launch_rd kr;
+	uint32_t i;
+
+	ibc_launch_rd_init(&kr, p, len);
+	for (i = 0; i < n && !kr.err; i++) {
+		char *key = ibc_launch_rd_strdup(&kr);
+		size_t vl;
+		const void *v = ibc_launch_rd_bytes(&kr, &vl);
+
+		if (key != NULL && v != NULL)
+			ibc_launch_cache_put(&a->cache, key, v, vl);
+		free(key);
+	}
+}
+
 static void coll_finish_root(struct ibc_launch_agent *a, struct ibc_launch_coll *c)
 {
 	int np = (int)a->job.np, r, ok = 1;
@@ -393,20 +415,10 @@ static void coll_finish_root(struct ibc_launch_agent *a, struct ibc_launch_coll 
 	}
 	/* the fence publishes: the root keeps every pair; HCMAB* broadcast them */
 	{
-		struct ibc_launch_rd kr;
 		uint32_t nkv_out = 0;
 		int bc = a->job.cache >= IBC_LAUNCH_CACHE_HCMAB && !a->flat;
 
-		ibc_launch_rd_init(&kr, ibc_launch_buf_head(&c->kv), ibc_launch_buf_avail(&c->kv));
-		for (i = 0; i < c->nkv; i++) {
-			char *key = ibc_launch_rd_strdup(&kr);
-			size_t vl;
-			const void *v = ibc_launch_rd_bytes(&kr, &vl);
-
-			if (key != NULL && v != NULL)
-				ibc_launch_cache_put(&a->cache, key, v, vl);
-			free(key);
-		}
+		kv_cache(a, ibc_launch_buf_head(&c->kv), ibc_launch_buf_avail(&c->kv), c->nkv);
 		nkv_out = bc ? c->nkv : 0;
 		ibc_launch_buf_put_u32(&down, nkv_out);
 		if (nkv_out > 0)
@@ -639,6 +651,8 @@ static void on_coll_up(struct ibc_launch_agent *a, struct ibc_launch_conn *from,
 	c->have += (int)nent;
 	ibc_launch_buf_append(&c->kv, pl + rd.pos, h->len - rd.pos);
 	c->nkv += nkv;
+	if (nkv > 0 && a->me != 0 && a->job.cache != IBC_LAUNCH_CACHE_HCS)
+		kv_cache(a, pl + rd.pos, h->len - rd.pos, nkv);
 	coll_check(a, c);
 }
 
