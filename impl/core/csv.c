@@ -8,6 +8,7 @@
 
 #include <csv.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,4 +464,11 @@ const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, siz
 			p++;
 	}
 	return NULL;
+}
+
+double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column)
+{
+	const char *c = ibc_csv_cell(t, row, column);
+
+	return c != NULL && *c ? strtod(c, NULL) : NAN;
 }

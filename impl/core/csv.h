@@ -31,6 +31,9 @@ int ibc_csv_column(const struct ibc_csv_table *t, const char *name); /* index or
 /* The cell of data row `row` (0 = first row after the header), or NULL. */
 const char *ibc_csv_cell(const struct ibc_csv_table *t, size_t row, const char *column);
 void ibc_csv_table_free(struct ibc_csv_table *t);
+/* The number in a cell of data row `row`; NAN when the cell is empty or the
+ * column absent. */
+double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column);
 /* The value of key in a results row's extra cell ("k=v;k=v"), copied into
  * buf; NULL when the key is absent. */
 const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, size_t cap);

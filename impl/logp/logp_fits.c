@@ -19,21 +19,10 @@ static const char *const stats_cols[] = { "min_us", "p50_us", "mean_us" };
 static const char *const stats_names[] = { "min", "p50", "mean" };
 #define NSTATS 3
 
-static double num(const char *c)
-{
-	return c != NULL && *c ? strtod(c, NULL) : NAN;
-}
-
 static int row_is(const struct ibc_csv_table *t, size_t r, const char *run_id)
 {
 	return strcmp(ibc_csv_cell(t, r, "suite"), "logp") == 0 &&
 	       strcmp(ibc_csv_cell(t, r, "run_id"), run_id) == 0;
-}
-
-/* the value of row r's column col, NAN when empty */
-static double cellf(const struct ibc_csv_table *t, size_t r, const char *col)
-{
-	return num(ibc_csv_cell(t, r, col));
 }
 
 /* The row of (xport, variant, bytes, p) at the largest N, -1 if none. */
@@ -45,8 +34,8 @@ static long row_find(const struct ibc_csv_table *t, const char *run_id, const ch
 	for (r = 0; r + 1 < t->nrows; r++)
 		if (row_is(t, r, run_id) && strcmp(ibc_csv_cell(t, r, "xport"), xport) == 0 &&
 		    strcmp(ibc_csv_cell(t, r, "variant"), variant) == 0 &&
-		    (size_t)cellf(t, r, "bytes") == bytes && (int)cellf(t, r, "ranks") == ranks &&
-		    (p < 0 || (long)cellf(t, r, "fanin") == p))
+		    (size_t)ibc_csv_num(t, r, "bytes") == bytes && (int)ibc_csv_num(t, r, "ranks") == ranks &&
+		    (p < 0 || (long)ibc_csv_num(t, r, "fanin") == p))
 			return (long)r;
 	return -1;
 }
@@ -79,10 +68,10 @@ static size_t datasets_get(const struct ibc_csv_table *t, const char *run_id, st
 
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *x = ibc_csv_cell(t, r, "xport"), *v = ibc_csv_cell(t, r, "variant");
-		size_t b = (size_t)cellf(t, r, "bytes");
-		int N = (int)cellf(t, r, "ranks");
+		size_t b = (size_t)ibc_csv_num(t, r, "bytes");
+		int N = (int)ibc_csv_num(t, r, "ranks");
 
-		if (!row_is(t, r, run_id) || isnan(cellf(t, r, "fanin")))
+		if (!row_is(t, r, run_id) || isnan(ibc_csv_num(t, r, "fanin")))
 			continue;
 		for (k = 0; k < n; k++)
 			if (strcmp(ds[k].xport, x) == 0 && strcmp(ds[k].variant, v) == 0 &&
@@ -108,7 +97,7 @@ static void fmt(char *b, size_t cap, double v)
 }
 
 static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, const char *run_id,
-		   const struct dataset *d, int s, FILE *summary)
+		   const struct dataset *d, int s)
 {
 	enum ibc_logp_fit_model m = strncmp(d->variant, "rtt-", 4) == 0 ? IBC_LOGP_FIT_RTT
 									   : IBC_LOGP_FIT_OV;
@@ -122,14 +111,14 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 	int rc, k;
 
 	for (r = 0; r + 1 < t->nrows && n < MAXPTS; r++) {
-		double v = cellf(t, r, stats_cols[s]);
+		double v = ibc_csv_num(t, r, stats_cols[s]);
 
 		if (!row_is(t, r, run_id) || strcmp(ibc_csv_cell(t, r, "xport"), d->xport) != 0 ||
 		    strcmp(ibc_csv_cell(t, r, "variant"), d->variant) != 0 ||
-		    (size_t)cellf(t, r, "bytes") != d->bytes || (int)cellf(t, r, "ranks") != d->ranks ||
+		    (size_t)ibc_csv_num(t, r, "bytes") != d->bytes || (int)ibc_csv_num(t, r, "ranks") != d->ranks ||
 		    !isfinite(v))
 			continue;
-		p[n] = cellf(t, r, "fanin");
+		p[n] = ibc_csv_num(t, r, "fanin");
 		y[n] = v;
 		if (p[n] > pmax)
 			pmax = p[n];
@@ -182,16 +171,6 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 			snprintf(f[29], 160, "no fit: %s", ibc_status_str(rc));
 	}
 	snprintf(f[30], 160, "%g", pmax);
-	if (summary != NULL && s == 0) {
-		char what[160];
-
-		if (rc == IBC_OK)
-			snprintf(what, sizeof(what), "R2 %.4f, %zu of %zu points kept%s", fit.r2,
-				 fit.nkept, n, fit.identifiable ? "" : ", not all lambdas identifiable");
-		else
-			snprintf(what, sizeof(what), "%s", f[29]);
-		fprintf(summary, "  %-20s %5zu B  N=%-3d %s\n", d->variant, d->bytes, d->ranks, what);
-	}
 	return ibc_csv_writer_row(w, fp);
 }
 
@@ -255,9 +234,9 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 			long ro = row_find(t, run_id, d->xport, osv, d->bytes, p, d->ranks);
 
 			if (rr >= 0 && ro >= 0 && r1 >= 0) {
-				double rtt = cellf(t, (size_t)rr, stats_cols[s]);
-				double os = cellf(t, (size_t)ro, stats_cols[s]);
-				double os1 = cellf(t, (size_t)r1, stats_cols[s]);
+				double rtt = ibc_csv_num(t, (size_t)rr, stats_cols[s]);
+				double os = ibc_csv_num(t, (size_t)ro, stats_cols[s]);
+				double os1 = ibc_csv_num(t, (size_t)r1, stats_cols[s]);
 
 				rc = der_row(w, run_id, d->xport, d->ranks, list ? "L_list" : "L", ops[o], d->bytes,
 					     stats_names[s], p,
@@ -279,8 +258,7 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 }
 
 /* LogGP by Netgauge's PRTT method, per transport, N and size; G over sizes */
-static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t, const char *run_id,
-			FILE *summary)
+static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t, const char *run_id)
 {
 	struct { char xport[16]; int n; } jobs[32];
 	char dbuf[32];
@@ -289,7 +267,7 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *x = ibc_csv_cell(t, r, "xport");
-		int N = (int)cellf(t, r, "ranks");
+		int N = (int)ibc_csv_num(t, r, "ranks");
 
 		if (!row_is(t, r, run_id) || strcmp(ibc_csv_cell(t, r, "variant"), "loggp-prtt1") != 0)
 			continue;
@@ -309,9 +287,9 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 		ns = 0;
 		for (r = 0; r + 1 < t->nrows && ns < 32; r++)
 			if (row_is(t, r, run_id) && strcmp(ibc_csv_cell(t, r, "xport"), x) == 0 &&
-			    (int)cellf(t, r, "ranks") == N &&
+			    (int)ibc_csv_num(t, r, "ranks") == N &&
 			    strcmp(ibc_csv_cell(t, r, "variant"), "loggp-prtt1") == 0) {
-				size_t b = (size_t)cellf(t, r, "bytes");
+				size_t b = (size_t)ibc_csv_num(t, r, "bytes");
 
 				for (i = 0; i < ns && sizes[i] != b; i++)
 					;
@@ -326,9 +304,9 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 
 			if (r1 < 0 || rn < 0 || rd < 0)
 				continue;
-			p1 = cellf(t, (size_t)r1, "p50_us");
-			pn = cellf(t, (size_t)rn, "p50_us");
-			pd = cellf(t, (size_t)rd, "p50_us");
+			p1 = ibc_csv_num(t, (size_t)r1, "p50_us");
+			pn = ibc_csv_num(t, (size_t)rn, "p50_us");
+			pd = ibc_csv_num(t, (size_t)rd, "p50_us");
 			d = ibc_csv_extra_get(ibc_csv_cell(t, (size_t)rd, "extra"), "d_us", dbuf,
 					      sizeof(dbuf)) ? strtod(dbuf, NULL) : NAN;
 			g = (pn - p1) / (IBC_LOGP_PRTT_N - 1);
@@ -343,14 +321,9 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 			if (rc == IBC_OK)
 				rc = der_row(w, run_id, x, N, "loggp_L", "send", sizes[i], "p50", -1, L,
 					     "measured");
-			if (summary != NULL)
-				fprintf(summary, "  LogGP %s N=%d %zu B: o %.3f us, g %.3f us, L %.3f us "
-					"(PRTT(1,0,s) %.3f, d %.3f)\n", x, N, sizes[i], o, g, L, p1, d);
 		}
 		if (rc == IBC_OK && ng >= 2 && ibc_stats_line_fit(ss, gs, ng, &a, &G, NULL) == IBC_OK) {
 			rc = der_row(w, run_id, x, N, "loggp_G", "send", 0, "p50", -1, G, "measured");
-			if (summary != NULL)
-				fprintf(summary, "  LogGP %s N=%d: G %.6f us/B\n", x, N, G);
 		}
 	}
 	return rc;
@@ -368,7 +341,7 @@ static const char *run_last(const struct ibc_csv_table *t)
 	return id;
 }
 
-int ibc_logp_fits_write(const char *dir, const char *run_id, FILE *summary)
+int ibc_logp_fits_write(const char *dir, const char *run_id)
 {
 	static struct dataset ds[IBC_LOGP_MAX_CURVES / NSTATS];
 	static struct ibc_logp_params pr;
@@ -395,11 +368,9 @@ int ibc_logp_fits_write(const char *dir, const char *run_id, FILE *summary)
 	n = datasets_get(t, id, ds, sizeof(ds) / sizeof(ds[0]));
 	snprintf(path, sizeof(path), "%s/fits.csv", dir);
 	rc = ibc_csv_writer_open(path, fit_cols, NFIT, 0, &w);
-	if (summary != NULL && rc == IBC_OK)
-		fprintf(summary, "logp fits (run %s; min statistic shown; all in %s):\n", id, path);
 	for (i = 0; i < n && rc == IBC_OK; i++)
 		for (s = 0; s < NSTATS && rc == IBC_OK; s++)
-			rc = fit_one(w, t, id, &ds[i], s, summary);
+			rc = fit_one(w, t, id, &ds[i], s);
 	if (w != NULL && ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
 		rc = IBC_ERR_IO;
 	w = NULL;
@@ -412,7 +383,7 @@ int ibc_logp_fits_write(const char *dir, const char *run_id, FILE *summary)
 	for (i = 0; i < n && rc == IBC_OK; i++)
 		rc = derive_L(w, t, id, &ds[i], &pr);
 	if (rc == IBC_OK)
-		rc = derive_loggp(w, t, id, summary);
+		rc = derive_loggp(w, t, id);
 	if (w != NULL && ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
 		rc = IBC_ERR_IO;
 	if (rc != IBC_OK)
@@ -452,17 +423,17 @@ static int fits_load(const char *path, struct ibc_logp_params *out)
 		snprintf(c->xport, sizeof(c->xport), "%s", ibc_csv_cell(t, r, "xport"));
 		snprintf(c->variant, sizeof(c->variant), "%s", ibc_csv_cell(t, r, "variant"));
 		snprintf(c->stat, sizeof(c->stat), "%s", ibc_csv_cell(t, r, "stat"));
-		c->bytes = (size_t)cellf(t, r, "bytes");
-		c->ranks = (int)cellf(t, r, "ranks");
+		c->bytes = (size_t)ibc_csv_num(t, r, "bytes");
+		c->ranks = (int)ibc_csv_num(t, r, "ranks");
 		c->ok = strcmp(ibc_csv_cell(t, r, "status"), "ok") == 0;
-		c->pmax = cellf(t, r, "pmax");
+		c->pmax = ibc_csv_num(t, r, "pmax");
 		c->fit.model = strcmp(ibc_csv_cell(t, r, "model"), "rtt") == 0 ? IBC_LOGP_FIT_RTT
 									       : IBC_LOGP_FIT_OV;
 		c->fit.npar = ibc_logp_fit_npar(c->fit.model);
-		c->fit.r2 = cellf(t, r, "r2");
+		c->fit.r2 = ibc_csv_num(t, r, "r2");
 		for (k = 0; k < c->fit.npar; k++) {
 			snprintf(col, sizeof(col), "l%d", k + 1);
-			c->fit.lambda[k] = cellf(t, r, col);
+			c->fit.lambda[k] = ibc_csv_num(t, r, col);
 			if (c->ok && !isfinite(c->fit.lambda[k]))
 				c->ok = 0;
 		}
@@ -487,9 +458,9 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 	for (pass = 0; pass < 2; pass++)
 		for (r = 0; r + 1 < t->nrows; r++) {
 			const char *q = ibc_csv_cell(t, r, "quantity"), *x = ibc_csv_cell(t, r, "xport");
-			size_t b = (size_t)cellf(t, r, "bytes");
-			int n = (int)cellf(t, r, "ranks");
-			double v = cellf(t, r, "value_us");
+			size_t b = (size_t)ibc_csv_num(t, r, "bytes");
+			int n = (int)ibc_csv_num(t, r, "ranks");
+			double v = ibc_csv_num(t, r, "value_us");
 			struct ibc_logp_loggp *g;
 
 			if (strncmp(q, "loggp_", 6) != 0 || (pass == 0) != (b > 0))
@@ -541,15 +512,15 @@ static int points_load(const char *path, struct ibc_logp_params *out)
 	for (r = 0; r + 1 < t->nrows; r++) {
 		struct ibc_logp_point *q = &out->pts[out->npts];
 
-		if (!row_is(t, r, out->run_id) || isnan(cellf(t, r, "fanin")))
+		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")))
 			continue;
 		snprintf(q->xport, sizeof(q->xport), "%s", ibc_csv_cell(t, r, "xport"));
 		snprintf(q->variant, sizeof(q->variant), "%s", ibc_csv_cell(t, r, "variant"));
-		q->bytes = (size_t)cellf(t, r, "bytes");
-		q->ranks = (int)cellf(t, r, "ranks");
-		q->p = (int)cellf(t, r, "fanin");
+		q->bytes = (size_t)ibc_csv_num(t, r, "bytes");
+		q->ranks = (int)ibc_csv_num(t, r, "ranks");
+		q->p = (int)ibc_csv_num(t, r, "fanin");
 		for (s = 0; s < NSTATS; s++)
-			q->v[s] = cellf(t, r, stats_cols[s]);
+			q->v[s] = ibc_csv_num(t, r, stats_cols[s]);
 		out->npts++;
 	}
 	ibc_csv_table_free(t);

@@ -26,15 +26,13 @@
 #define IBC_LOGP_FITS_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "logp/logp_fit.h"
 
 /* Reads DIR/results.csv, fits the rows of run run_id (NULL: the last run
  * with logp rows) and writes DIR/fits.csv and DIR/logp-derived.csv
- * (replacing them).  A summary of the fits goes to summary when not NULL.
- * IBC_ERR_NOTFOUND when DIR has no logp rows. */
-int ibc_logp_fits_write(const char *dir, const char *run_id, FILE *summary);
+ * (replacing them).  IBC_ERR_NOTFOUND when DIR has no logp rows. */
+int ibc_logp_fits_write(const char *dir, const char *run_id);
 
 /* ------------------------------------------------ the fitted model ---- */
 

@@ -32,6 +32,22 @@ static double num(const char *c)
 	return c != NULL && *c ? strtod(c, NULL) : NAN;
 }
 
+/* What a row's prediction is compared with: its back-to-back figure
+ * (paper_us, what the papers measure), else p50_us; *as names which. */
+static double measured(const struct ibc_csv_table *t, size_t r, const char **as)
+{
+	char b2b[32];
+	double v = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "paper_us", b2b, sizeof(b2b))
+			   ? num(b2b) : NAN;
+
+	*as = "paper_us";
+	if (!isfinite(v) || v <= 0) {
+		*as = "p50_us";
+		v = ibc_csv_num(t, r, "p50_us");
+	}
+	return v;
+}
+
 /* LogGP's parameters on n ranks (else the largest N's), smallest size */
 static const struct ibc_logp_loggp *loggp_get(const struct ibc_logp_params *pr, const char *xport,
 					      int n)
@@ -291,13 +307,11 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		const char *suite = ibc_csv_cell(t, r, "suite"), *variant = ibc_csv_cell(t, r, "variant");
 		const char *xport = ibc_csv_cell(t, r, "xport"), *ov = ibc_csv_cell(t, r, "oversub");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
-		int n = (int)num(ibc_csv_cell(t, r, "ranks"));
-		double fan = num(ibc_csv_cell(t, r, "fanin")), p50 = num(ibc_csv_cell(t, r, "p50_us"));
-		const char *as = "paper_us";
-		char b2b[32];
-		double meas = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "paper_us", b2b, sizeof(b2b))
-				      ? num(b2b) : NAN;
-		size_t bytes = (size_t)num(ibc_csv_cell(t, r, "bytes"));
+		int n = (int)ibc_csv_num(t, r, "ranks");
+		double fan = ibc_csv_num(t, r, "fanin"), p50 = ibc_csv_num(t, r, "p50_us");
+		const char *as;
+		double meas = measured(t, r, &as);
+		size_t bytes = (size_t)ibc_csv_num(t, r, "bytes");
 		int oversub = ov != NULL && strcmp(ov, "1") == 0;
 		char f[NMODEL][64], note[128];
 		const char *fp[NMODEL];
@@ -305,10 +319,6 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		struct alg_err *ae;
 		size_t i;
 
-		if (!isfinite(meas) || meas <= 0) {
-			as = "p50_us"; /* no back-to-back figure */
-			meas = p50;
-		}
 		if (fam == NULL || strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") != 0 || !isfinite(meas) ||
 		    meas <= 0 || n < 1)
 			continue;
@@ -438,7 +448,7 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	if (fam == NULL)
 		return IBC_OK;
 	for (r = 0; r + 1 < t->nrows; r++) {
-		int n = (int)num(ibc_csv_cell(t, r, "ranks")), k;
+		int n = (int)ibc_csv_num(t, r, "ranks"), k;
 
 		if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") != 0 ||
 		    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") != 0)
@@ -481,17 +491,16 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 				}
 		}
 		for (r = 0; r + 1 < t->nrows; r++) {
-			char b2b[32];
-			double v = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "paper_us", b2b,
-						     sizeof(b2b)) ? num(b2b) : num(ibc_csv_cell(t, r, "p50_us"));
+			const char *as;
+			double v = measured(t, r, &as);
 
 			if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") == 0 &&
 			    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") == 0 &&
 			    strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") == 0 &&
 			    strcmp(ibc_csv_cell(t, r, "xport"), xport) == 0 &&
-			    (int)num(ibc_csv_cell(t, r, "ranks")) == ns[i] && v < best[3]) {
+			    (int)ibc_csv_num(t, r, "ranks") == ns[i] && v < best[3]) {
 				best[3] = v;
-				bl[3] = (long)num(ibc_csv_cell(t, r, "fanin"));
+				bl[3] = (long)ibc_csv_num(t, r, "fanin");
 			}
 		}
 		for (k = 0; k < NFANIN; k++) {

@@ -533,7 +533,7 @@ static int after_run(struct ibc_suite_ctx *c)
 {
 	if (c->boot->rank != 0)
 		return IBC_OK;
-	return ibc_logp_fits_write(c->cli->out, getenv("IBC_RUN_ID"), NULL);
+	return ibc_logp_fits_write(c->cli->out, getenv("IBC_RUN_ID"));
 }
 
 static void info(FILE *out)

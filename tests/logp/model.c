@@ -121,7 +121,7 @@ int main(void)
 	ibc_csv_writer_close(w);
 
 	tap_is_int(ibc_logp_model_run(&mo), IBC_ERR_NOTFOUND, "rows but no fits.csv: not found");
-	rc = ibc_logp_fits_write(dir, NULL, NULL);
+	rc = ibc_logp_fits_write(dir, NULL);
 	tap_is_int(rc, IBC_OK, "fits written");
 	snprintf(path, sizeof(path), "%s/fits.csv", dir);
 	if (ibc_csv_read(path, &t) == IBC_OK) {
