@@ -90,7 +90,7 @@ static void serve_get(int fd, const char *msg, int len_of_seq[], char kvs[][2][1
 static void fake_server(int fd, int mode)
 {
 	static char kvs[256][2][1100];
-	int nk = 0, len_of_seq[64] = { 0 }, seq_next = 0;
+	int nk = 0, len_of_seq[64] = { 0 };
 	char line[256], len[7], msg[8192];
 	size_t n = 0;
 
@@ -138,7 +138,6 @@ static void fake_server(int fd, int mode)
 			reply(fd, bad ? "cmd=kvs-put-response;rc=7;errmsg=full;; try later;"
 				      : "cmd=kvs-put-response;rc=0;");
 		} else if (strncmp(msg, "cmd=kvs-fence;", 14) == 0) {
-			seq_next++;
 			reply(fd, "cmd=kvs-fence-response;rc=0;");
 		} else if (strncmp(msg, "cmd=kvs-get;", 12) == 0) {
 			serve_get(fd, msg, len_of_seq, kvs, &nk);
@@ -149,7 +148,6 @@ static void fake_server(int fd, int mode)
 			_exit(4);
 		}
 	}
-	(void)seq_next;
 }
 
 static pid_t server_start(int mode)
