@@ -4,6 +4,8 @@
 #   impl/**/*_mpi.c        per MPI found   -> $(BUILD)/<mpi>/libibchar-mpi.a
 #   bench/<suite>/main.c                   -> $(BUILD)/bin/ibchar-<suite>
 #   bench/<suite>/mpi.c    per MPI found   -> $(BUILD)/bin/ibchar-<suite>-<mpi>
+#   bench/launch/ (ibchar-launch is the launcher): main.c -> ibchar-launch-bench,
+#                  probe.c -> ibchar-launch-probe, hello_mpi.c per MPI -> ibchar-launch-hello-<mpi>
 #   runner/<prog>.c                        -> $(BUILD)/bin/<prog>
 #   tests/**/<name>.c      (C TAP tests)   -> $(BUILD)/tests/**/<name>.t
 #   tests/**/<name>_mpi.c  per MPI found   -> $(BUILD)/tests/**/<name>-<mpi>   (run by a .t script)
@@ -39,7 +41,7 @@ LDLIBS   += $(PKG_LIBS) -lcsv -lm -lrt
 # --------------------------------------------------------------- sources ----
 IMPL_SRC     := $(sort $(shell find impl -name '*.c' ! -name '*_mpi.c'))
 IMPL_MPI_SRC := $(sort $(shell find impl -name '*_mpi.c'))
-BENCH_MAINS  := $(sort $(wildcard bench/*/main.c))
+BENCH_MAINS  := $(filter-out bench/launch/main.c,$(sort $(wildcard bench/*/main.c)))
 BENCH_MPIS   := $(sort $(wildcard bench/*/mpi.c))
 RUNNER_SRC   := $(sort $(wildcard runner/*.c))
 TESTLIB_SRC  := $(sort $(wildcard tests/lib/*.c))
@@ -51,7 +53,8 @@ TESTLIB  := $(BUILD)/libtap.a
 # the git revision of the build, for meta.csv: regenerated only when it changes
 GITREV_C := $(BUILD)/gen/gitrev.c
 IMPL_OBJ := $(IMPL_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/gitrev.o
-BENCH_BIN  := $(patsubst bench/%/main.c,$(BUILD)/bin/ibchar-%,$(BENCH_MAINS))
+BENCH_BIN  := $(patsubst bench/%/main.c,$(BUILD)/bin/ibchar-%,$(BENCH_MAINS)) \
+	      $(BUILD)/bin/ibchar-launch-bench $(BUILD)/bin/ibchar-launch-probe
 RUNNER_BIN := $(patsubst runner/%.c,$(BUILD)/bin/%,$(RUNNER_SRC))
 TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.t)
 
@@ -98,7 +101,16 @@ $(BUILD)/bin/ibchar-%: $(BUILD)/obj/bench/%/main.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-$(BUILD)/bin/%: $(BUILD)/obj/runner/%.o $(LIB)
+$(BUILD)/bin/ibchar-launch-bench: $(BUILD)/obj/bench/launch/main.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/bin/ibchar-launch-probe: $(BUILD)/obj/bench/launch/probe.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# a static pattern: runner/ibchar-launch.c, not bench/launch/main.c, makes ibchar-launch
+$(RUNNER_BIN): $(BUILD)/bin/%: $(BUILD)/obj/runner/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
@@ -132,7 +144,11 @@ $(BUILD)/tests/%-$(1): $(BUILD)/$(1)/obj/tests/%_mpi.o $$(MPI_LIB_$(1)) $(LIB) $
 	@mkdir -p $$(@D)
 	OMPI_CC=$(CC) MPICH_CC=$(CC) $$(MPICC_$(1)) $(CFLAGS) $(LDFLAGS) -o $$@ $$< $(TESTLIB) $$(MPI_LIB_$(1)) $(LIB) $(LDLIBS)
 
-mpi-all: $$(MPI_BENCH_$(1))
+$(BUILD)/bin/ibchar-launch-hello-$(1): $(BUILD)/$(1)/obj/bench/launch/hello_mpi.o $(LIB)
+	@mkdir -p $$(@D)
+	OMPI_CC=$(CC) MPICH_CC=$(CC) $$(MPICC_$(1)) $(CFLAGS) $(LDFLAGS) -o $$@ $$< $(LIB) $(LDLIBS)
+
+mpi-all: $$(MPI_BENCH_$(1)) $(BUILD)/bin/ibchar-launch-hello-$(1)
 mpi-tests: $$(MPI_TEST_$(1))
 endef
 $(foreach m,$(MPIS),$(eval $(call MPI_RULES,$(m))))

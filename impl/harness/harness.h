@@ -260,6 +260,25 @@ void ibc_probe_close(struct ibc_probe *p);
  * pinned to different PUs, 1000 round trips; -1 with a single rank. */
 int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us);
 
+/* ------------------------------------- rows written outside the harness -- */
+/* A suite that times no harness operations (launch: whole jobs) writes the
+ * same results.csv rows from its own samples. */
+struct ibc_csv_writer;
+struct ibc_harness_row_in {
+	const char *run_id, *suite, *variant, *impl, *xport, *launcher;
+	int nodes, ppn, ranks;
+	long long bytes, fanin;      /* fanin < 0: empty */
+	const double *samples;       /* n >= 1 samples, us */
+	size_t n;
+	const char *extra;           /* "k=v;..." or NULL */
+};
+/* DIR/results.csv, created with its header or appended to. */
+int ibc_harness_rows_writer_open(const char *dir, struct ibc_csv_writer **out);
+/* One row: min, p50, mean, p99, max, stdev and the median's CI of the
+ * samples; iters = n; for n = 1 the spread columns stay empty and extra
+ * says n=1. */
+int ibc_harness_row_from_samples(struct ibc_csv_writer *w, const struct ibc_harness_row_in *r);
+
 /* ------------------------------------------------- shared CLI options ---- */
 /* The options every bench driver shares (issue 5), as a struct and a
  * fragment of the driver's one option table:
@@ -337,6 +356,9 @@ struct ibc_suite {
 	 * when the variant has no round structure (e.g. the host MPI's); NULL:
 	 * the suite's rows are not predicted */
 	int (*rounds)(const char *variant, int n, long fanin, struct ibc_pattern_round *r, int cap);
+	/* 1: the bench starts its own jobs (launch): run once, on this host,
+	 * with --hosts and --ppn instead of a rank sweep */
+	int self_launched;
 };
 
 extern const struct ibc_suite ibc_suites[];

@@ -284,3 +284,71 @@ void ibc_harness_point_line(struct ibc_harness *h, struct op_state *st, size_t n
 	}
 	fprintf(stderr, "%s\n", line);
 }
+
+int ibc_harness_rows_writer_open(const char *dir, struct ibc_csv_writer **out)
+{
+	char path[4200];
+	int rc = ibc_fs_mkdir_p(dir);
+
+	if (rc != IBC_OK)
+		return rc;
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	return ibc_csv_writer_open(path, row_columns, NCOLS, 1, out);
+}
+
+int ibc_harness_row_from_samples(struct ibc_csv_writer *w, const struct ibc_harness_row_in *r)
+{
+	char c[14][32], extra[EXTRA_CAP + 64];
+	const char *fields[NCOLS];
+	struct ibc_stats st;
+	int rc = ibc_stats_compute(r->samples, r->n, &st), one = r->n == 1;
+
+	if (rc != IBC_OK)
+		return rc;
+	snprintf(c[0], sizeof(c[0]), "%d", r->nodes);
+	snprintf(c[1], sizeof(c[1]), "%d", r->ppn);
+	snprintf(c[2], sizeof(c[2]), "%d", r->ranks);
+	snprintf(c[3], sizeof(c[3]), "%lld", r->bytes);
+	if (r->fanin >= 0)
+		snprintf(c[4], sizeof(c[4]), "%lld", r->fanin);
+	else
+		c[4][0] = '\0';
+	snprintf(c[5], sizeof(c[5]), "%zu", r->n);
+	fmt_double(c[6], sizeof(c[6]), st.min);
+	fmt_double(c[7], sizeof(c[7]), st.p50);
+	fmt_double(c[8], sizeof(c[8]), st.mean);
+	fmt_double(c[9], sizeof(c[9]), st.p99);
+	fmt_double(c[10], sizeof(c[10]), st.max);
+	fmt_double(c[11], sizeof(c[11]), st.stdev);
+	fmt_double(c[12], sizeof(c[12]), st.ci_lo);
+	snprintf(extra, sizeof(extra), "%s%s%s", r->extra != NULL ? r->extra : "",
+		 one && r->extra != NULL && r->extra[0] ? ";" : "", one ? "n=1" : "");
+	fields[0] = r->run_id;
+	fields[1] = r->suite;
+	fields[2] = r->variant;
+	fields[3] = r->impl;
+	fields[4] = r->xport;
+	fields[5] = r->launcher;
+	fields[6] = c[0];
+	fields[7] = c[1];
+	fields[8] = c[2];
+	fields[9] = c[3];
+	fields[10] = c[4];
+	fields[11] = c[5];
+	fields[12] = "0";
+	fields[13] = one ? "" : c[6];
+	fields[14] = c[7];
+	fields[15] = c[8];
+	fields[16] = one ? "" : c[9];
+	fields[17] = one ? "" : c[10];
+	fields[18] = one ? "" : c[11];
+	fields[19] = one ? "" : c[12];
+	fmt_double(c[13], sizeof(c[13]), st.ci_hi);
+	fields[20] = one ? "" : c[13];
+	fields[21] = NULL;
+	fields[22] = NULL;
+	fields[23] = "0";
+	fields[24] = NULL;
+	fields[25] = extra;
+	return ibc_csv_writer_row(w, fields);
+}

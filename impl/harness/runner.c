@@ -221,6 +221,36 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	struct ibc_topo_info ti;
 	int rc;
 
+	if (s->self_launched) {
+		/* the bench starts its own jobs: once, here, over --hosts x --ppn */
+		if (!bench_path(o->bindir, s->bench, NULL, bench, sizeof(bench))) {
+			ibc_error("runner: %s: %s not built", s->name, bench);
+			return IBC_ERR_NOTFOUND;
+		}
+		arg_add(&a, bench);
+		arg_add(&a, "--out");
+		arg_add(&a, out);
+		arg_add(&a, "--run-id");
+		arg_add(&a, run_id);
+		if (o->hosts != NULL) {
+			arg_add(&a, "--hosts");
+			arg_add(&a, o->hosts);
+		}
+		if (o->ppn != NULL) {
+			arg_add(&a, "--ppn");
+			arg_add(&a, o->ppn);
+		}
+		if (variants != NULL) {
+			arg_add(&a, "--variants");
+			arg_add(&a, variants);
+		}
+		if (o->iters > 0) {
+			arg_add(&a, "--iters");
+			arg_addf(&a, o->iters);
+		}
+		(void)n;
+		return spawn_wait(a.v, exit_code);
+	}
 	if (strcmp(launcher, "mpirun") == 0 && mpi == NULL)
 		mpi = "openmpi";
 	if (mpi != NULL && !bench_path(o->bindir, s->bench, mpi, bench, sizeof(bench))) {
@@ -713,6 +743,25 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		if (have != NULL && mine[0] == '\0') {
 			fprintf(stderr, "ibchar: %s: none of --variants %s is one of its variants; "
 				"skipped\n", s->name, o->variants);
+			continue;
+		}
+		if (s->self_launched) {
+			if (o->ranks != NULL || mpi_of(o) != NULL || o->launcher != NULL)
+				fprintf(stderr, "ibchar: %s starts its own jobs over --hosts x --ppn with every "
+					"launcher: --ranks, --mpi and --launcher do not apply to it\n", s->name);
+			code = 1;
+			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, 1, &code);
+			if (rc == IBC_OK && code == 2) {
+				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
+				free(have);
+				return IBC_ERR_INVAL;
+			}
+			if (rc != IBC_OK || code != 0) {
+				fprintf(stderr, "ibchar: %s failed (exit %d)\n", s->name, code);
+				failed++;
+			} else {
+				ran++;
+			}
 			continue;
 		}
 		if (o->ranks == NULL && ibc_opt_list_parse(s->default_ranks, 0, &ranks) != IBC_OK) {

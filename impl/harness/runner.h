@@ -13,6 +13,7 @@ struct ibc_harness_runner_opts {
 	const char *ranks;           /* rank list text ("2,4,8..16"); NULL: suite default */
 	/* passed through to the bench when set */
 	const char *variants, *fanin, *sizes, *xport, *launcher, *mpi;
+	const char *hosts, *ppn;     /* self-launched suites (launch): host counts, processes per host */
 	int sync;                    /* an enum ibc_harness_sync_mode; AUTO: not passed */
 	long iters, warmup;          /* 0 / -1: not passed */
 	double budget;               /* < 0: not passed */

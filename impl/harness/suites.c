@@ -95,6 +95,20 @@ const struct ibc_suite ibc_suites[] = {
 		.min_ranks = 2,
 		.needs_verbs = 0,
 	},
+	{
+		.name = "launch",
+		.description = "job start-up of ScELA (Sridhar): spawn, init and total time under "
+			       "ibchar-launch (tree, flat), mpirun.mpich, mpirun.openmpi and srun; "
+			       "node-level caches",
+		.bench = "ibchar-launch-bench",
+		.launcher = "self",
+		.default_ranks = "-",
+		.variants = "tree,tree-k2,flat,mpich,openmpi,srun,srun-pmix",
+		.list_args = "--list",
+		.min_ranks = 1,
+		.needs_verbs = 0,
+		.self_launched = 1,
+	},
 };
 
 const size_t ibc_suites_count = sizeof(ibc_suites) / sizeof(ibc_suites[0]);
