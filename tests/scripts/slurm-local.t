@@ -8,7 +8,7 @@
 # in block and cyclic placement; `ibchar run barrier --launcher srun` (the
 # plain build over PMI-2, and MPICH's); ibchar-launch inside salloc, its
 # node agents started by srun on the allocation's hosts, running MPICH over
-# its PMI-1; a rank killed under srun ends the
+# its PMI-1; the launch suite's srun rows; a rank killed under srun ends the
 # job quickly with a failure and leaves no process behind; down stops
 # everything.  Root only (network namespaces, daemons); skipped with the
 # reason otherwise.
@@ -24,7 +24,7 @@ tap_tmp slurm
 mkdir -p /run/ibchar
 res=$(mktemp -d /run/ibchar/slurm-test-XXXXXX)
 trap '"$SL" down >/dev/null 2>&1; rm -rf "$tmp" "$res"' EXIT
-echo "1..14"
+echo "1..15"
 export SLURM_CONF=/run/ibchar/slurm/slurm.conf
 
 "$SL" up 2 >"$tmp/up" 2>&1; rc=$?
@@ -99,6 +99,19 @@ ok $? "ibchar-launch inside salloc -N2 -n4: 4 processes on the 2 hosts of the al
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/la" | tail -5
 timeout 120 salloc -N2 -n4 "$BUILD/bin/ibchar-launch" -- "$BUILD/tests/launch/hello-mpich" >"$tmp/lm" 2>&1
 ranks "$tmp/lm" 4; ok $? "... MPICH under it (PMI-1 of ibchar-launch): ranks 0..3 of 4"
+
+# the launch suite's srun rows: PMI-2 (probe, MPICH hello) and PMIx (Open MPI
+# hello) across the 2 hosts, beside ibchar-launch's tree
+timeout 300 "$BUILD/bin/ibchar" run launch --hosts 2 --ppn 2 --variants tree,srun,srun-pmix --iters 2 \
+	--out "$res/launch" >"$tmp/ls" 2>&1
+rc=$?
+c=$(grep -c ',launch,srun[-a-z]*:[a-z]*:[a-z]*,slurm,.*hosts=2' "$res/launch/results.csv" 2>/dev/null)
+want=8
+[ -x "$BUILD/bin/ibchar-launch-hello-openmpi" ] && want=$((want + 5))
+[ -x "$BUILD/bin/ibchar-launch-hello-mpich" ] || want=$((want - 3))
+[ $rc -eq 0 ] && [ "$c" -eq $want ]
+ok $? "ibchar run launch --hosts 2 --variants tree,srun,srun-pmix: $c of $want srun rows over 2 hosts (exit $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/ls" | tail -8
 
 # rank 2 kills itself; the others would sleep for a minute
 t0=$(date +%s)
