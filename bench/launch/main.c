@@ -40,6 +40,9 @@ static const struct ibc_opt opts[] = {
 	{ .name = "hostnames", .short_name = 0, .type = IBC_OPT_STRING, .dest = &o.hostnames, .metavar = "H1,H2,..", .help = "real hosts instead of the test hosts" },
 	{ .name = "rsh", .short_name = 0, .type = IBC_OPT_STRING, .dest = &o.rsh, .metavar = "ssh|local|TEMPLATE",
 	  .help = "remote shell (default: 'ip netns exec {host}' for test hosts, ssh for --hostnames)" },
+	{ .name = "rsh-delay", .short_name = 0, .type = IBC_OPT_DOUBLE, .dest = &o.rsh_delay_ms, .metavar = "MS",
+	  .help = "every remote shell call first sleeps MS ms (a connection's latency, as ssh across "
+		  "a network has; every launcher then goes through the same wrapper)", .min = 0, .max = 60000 },
 	{ .name = "trials", .short_name = 't', .type = IBC_OPT_INT, .dest = &o.trials, .metavar = "N", .help = "jobs per launcher, program and point, interleaved",
 	  .min = 1, .max = 10000 },
 	{ .name = "iters", .short_name = 'i', .type = IBC_OPT_INT, .dest = &iters, .metavar = "N", .help = "the same as --trials (what `ibchar run --iters` passes)",

@@ -336,13 +336,15 @@ static void net_setup(struct ls *ls)
  * launchers: {host} of the template replaced by the host. */
 static int wrapper_write(struct ls *ls)
 {
-	char body[8192], tmpl[1024];
+	char body[8192], tmpl[1024], delay[64] = "";
 	const char *p;
 	size_t used = 0;
 	FILE *f;
 
-	if (strcmp(ls->rsh, "ssh") == 0 || strcmp(ls->rsh, "local") == 0)
+	if (strcmp(ls->rsh, "local") == 0 || (strcmp(ls->rsh, "ssh") == 0 && ls->o->rsh_delay_ms <= 0))
 		return IBC_OK;
+	if (ls->o->rsh_delay_ms > 0)
+		snprintf(delay, sizeof(delay), "sleep %.4f\n", ls->o->rsh_delay_ms / 1e3);
 	for (p = ls->rsh; *p && used + 8 < sizeof(tmpl); p++) {
 		if (strncmp(p, "{host}", 6) == 0) {
 			used += (size_t)snprintf(tmpl + used, sizeof(tmpl) - used, "\"$h\"");
@@ -352,11 +354,13 @@ static int wrapper_write(struct ls *ls)
 		}
 	}
 	tmpl[used] = '\0';
+	if (strcmp(ls->rsh, "ssh") == 0) /* the command goes as one string, as ssh takes it */
+		snprintf(tmpl, sizeof(tmpl), "ssh -o BatchMode=yes -x \"$h\" \"$*\" #");
 	/* a TMPDIR per host: the test hosts share one hostname, so Open MPI's
 	 * per-host session directories (/tmp/ompi.HOST...) would collide */
 	snprintf(body, sizeof(body), "#!/bin/sh\n# written by ibchar-launch-bench: --rsh '%s' as a program\n"
-		 "h=$1; shift\nTMPDIR='%s'/tmp-$h; mkdir -p \"$TMPDIR\"; export TMPDIR\n"
-		 "exec %s sh -c \"$*\"\n", ls->rsh, ls->dir, tmpl);
+		 "h=$1; shift\nTMPDIR='%s'/tmp-$h; mkdir -p \"$TMPDIR\"; export TMPDIR\n%s"
+		 "exec %s sh -c \"$*\"\n", ls->rsh, ls->dir, delay, tmpl);
 	snprintf(ls->wrapper, sizeof(ls->wrapper), "%s/rsh", ls->dir);
 	f = fopen(ls->wrapper, "w");
 	if (f == NULL || fputs(body, f) < 0 || fclose(f) != 0 || chmod(ls->wrapper, 0755) != 0) {
@@ -438,6 +442,15 @@ static void job_arg(struct job *j, const char *fmt, ...)
 	j->argv[++j->argc] = NULL;
 }
 
+/* An argument that outlives the job's build (no copy, any length). */
+static void job_arg_ref(struct job *j, char *arg)
+{
+	if (j->argc >= ARGS_MAX)
+		return;
+	j->argv[j->argc] = arg;
+	j->argv[++j->argc] = NULL;
+}
+
 /* The host list: each of the first h hosts m times (m agents per host). */
 static void host_list(const struct ls *ls, int h, int m, int slots, char *buf, size_t cap)
 {
@@ -484,12 +497,15 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 		if (!(local && js->h * js->m == 1)) {
 			host_list(ls, js->h, js->m, 0, hosts, sizeof(hosts));
 			job_arg(j, "--hosts");
-			job_arg(j, "%s", hosts);
+			job_arg_ref(j, hosts);
 			job_arg(j, "--ppn");
 			job_arg(j, "%d", js->c);
 		}
 		job_arg(j, "--rsh");
-		job_arg(j, "%s", ls->rsh);
+		if (ls->o->rsh_delay_ms > 0 && ls->wrapper[0] != '\0')
+			job_arg(j, "%s {host}", ls->wrapper);
+		else
+			job_arg(j, "%s", ls->rsh);
 		job_arg(j, "--timeout");
 		job_arg(j, "%ld", ls->o->timeout_s);
 		if (s->kind == L_FLAT) {
@@ -527,7 +543,7 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 			job_arg(j, "-ppn");
 			job_arg(j, "%d", js->c);
 			job_arg(j, "-hosts");
-			job_arg(j, "%s", hosts);
+			job_arg_ref(j, hosts);
 			if (ls->wrapper[0] != '\0') {
 				job_arg(j, "-launcher");
 				job_arg(j, "rsh");
@@ -549,7 +565,7 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 		if (!local) {
 			host_list(ls, js->h, 1, js->c, hosts, sizeof(hosts));
 			job_arg(j, "--host");
-			job_arg(j, "%s", hosts);
+			job_arg_ref(j, hosts);
 			if (ls->wrapper[0] != '\0') {
 				job_arg(j, "--mca");
 				job_arg(j, "plm_rsh_agent");
@@ -847,6 +863,9 @@ static int record_phase(struct ls *ls, const struct jobspec *js, const char *pha
 				 s->name, prog_names[js->prog], phase, strcmp(ls->rsh, "local") == 0 ? 1 : js->h,
 				 js->m);
 		}
+		if (ls->o->rsh_delay_ms > 0)
+			snprintf(p->extra + strlen(p->extra), sizeof(p->extra) - strlen(p->extra),
+				 ";rsh_delay_ms=%g", ls->o->rsh_delay_ms);
 		if (js->prog == P_HELLO)
 			snprintf(p->extra + strlen(p->extra), sizeof(p->extra) - strlen(p->extra), ";mpi=%s",
 				 s->kind == L_OPENMPI || s->kind == L_SRUN_PMIX ? "openmpi" : "mpich");
@@ -1345,6 +1364,8 @@ static void meta_add(const struct ls *ls)
 	if (gethostname(buf, sizeof(buf)) == 0)
 		ibc_harness_meta_append(path, "host", buf);
 	ibc_harness_meta_append(path, "launch_rsh", ls->rsh);
+	snprintf(buf, sizeof(buf), "%g", ls->o->rsh_delay_ms);
+	ibc_harness_meta_append(path, "launch_rsh_delay_ms", buf);
 	ibc_harness_meta_append(path, "launch_testhosts", ls->testhosts ? "1" : "0");
 	if (ls->iface[0] != '\0')
 		ibc_harness_meta_append(path, "launch_iface", ls->iface);
@@ -1418,6 +1439,12 @@ int ibc_lsuite_run(const struct ibc_lsuite_opts *o)
 	rc = hosts_setup(&ls);
 	if (rc != IBC_OK)
 		goto out;
+	if (o->rsh_delay_ms > 0 && strcmp(ls.rsh, "local") == 0) {
+		fprintf(stderr, "launch: --rsh-delay needs a remote shell: test hosts (--hosts N > 1) or "
+			"--hostnames\n");
+		rc = IBC_ERR_INVAL;
+		goto out;
+	}
 	snprintf(ls.dir, sizeof(ls.dir), "%s/.launch", o->out);
 	rc = ibc_fs_mkdir_p(ls.dir);
 	if (rc != IBC_OK)

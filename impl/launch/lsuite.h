@@ -39,6 +39,9 @@ struct ibc_lsuite_opts {
 	const char *hostnames;             /* NULL: the test hosts ibc-h1..N */
 	const char *rsh;                   /* NULL: 'ip netns exec {host}' for test hosts */
 	long trials, stages, timeout_s;
+	double rsh_delay_ms;               /* > 0: every remote shell call first sleeps this
+					    * long (a connection's latency, as ssh across a
+					    * network has), every launcher through one wrapper */
 	int quiet;
 };
 

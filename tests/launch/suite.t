@@ -96,6 +96,7 @@ grep -q '^launch: 1 hosts x 2' "$TMP/out"; ok $? "a progress line per point"
 why=$(netns_why)
 if [ -n "$why" ]; then
 	skip "3 test hosts: $why"; skip "3 test hosts: $why"; skip "3 test hosts: $why"; skip "multiplier: $why"
+	skip "--rsh-delay: $why"
 elif hosts_up 3; then
 	LH=tree,flat
 	command -v mpirun.mpich >/dev/null 2>&1 && LH=$LH,mpich
@@ -106,12 +107,20 @@ elif hosts_up 3; then
 	is "$(rows "$TMP/e" 'r["ranks"] != "6" or x["hosts"] == "3"')" "$(rows "$TMP/e" 'True')" "rows at 6 ranks span the 3 hosts"
 	grep -q "growth with the number of node agents" "$TMP/out"
 	is "$?" 1 "two host counts: no growth fit (it needs three)"
-	timeout 300 "$BENCH" --out "$TMP/f" --hosts 3 --ppn 2 --mult 1,2 --launchers tree,mpich --programs true --caches none --trials 2 >"$TMP/out" 2>&1; rc=$?
-	m=$(rows "$TMP/f" '(x["mult"] == "1") or (x["launcher"] == "tree" and r["nodes"] == "6" and r["ranks"] == "12")')
-	is "$rc:$m" "0:$(rows "$TMP/f" 'True')" "--mult 2: 6 node agents on 3 hosts, 12 processes, tree only"
+	timeout 300 "$BENCH" --out "$TMP/f" --hosts 3 --ppn 2 --mult 1,20 --launchers tree,mpich --programs true --caches none --trials 2 >"$TMP/out" 2>&1; rc=$?
+	m=$(rows "$TMP/f" '(x["mult"] == "1") or (x["launcher"] == "tree" and r["nodes"] == "60" and r["ranks"] == "120")')
+	is "$rc:$m" "0:$(rows "$TMP/f" 'True')" "--mult 20: 60 node agents on 3 hosts (a host list of 420 bytes), 120 processes, tree only"
+	[ "$rc" = 0 ] || diag "$(tail -5 "$TMP/out")"
+	# a remote shell with 30 ms of connection latency: the tree of 3 agents (k = 1 by the
+	# depth rule: a chain) pays it 3 times in a row, flat once per process, in parallel
+	timeout 300 "$BENCH" --out "$TMP/g" --hosts 3 --ppn 1 --rsh-delay 30 --launchers tree,flat,mpich --programs true --caches none --trials 2 >"$TMP/out" 2>&1; rc=$?
+	is "$rc:$(rows "$TMP/g" 'x["rsh_delay_ms"] == "30" and (x["phase"] != "spawn" or f(r["min_us"]) >= 30000) and (x["launcher"] != "tree" or x["phase"] != "spawn" or f(r["min_us"]) >= 90000)')" "0:6" \
+		"--rsh-delay 30: every launcher's spawn >= 30 ms, the 3-deep tree's >= 90 ms"
 	sleep 0.3
 else
 	ok 1 "scripts/testhosts up 3"
 fi
+"$BENCH" --out "$TMP/h" --rsh-delay 5 >"$TMP/out" 2>&1
+is "$?" 2 "--rsh-delay without a remote shell: exit 2 ($(head -1 "$TMP/out"))"
 is "$(agents_left)" 0 "no node agent left at the end"
 done_testing
