@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Job start-up (the thesis, Figs. 2.5 and 2.6): spawn, init and total time of
-an MPI hello (MPI_Init + MPI_Finalize; ibchar's PMI exchange where the run
-has no MPI program) against the job size n x c, one line per launcher and
+an MPI hello (MPI_Init + MPI_Finalize; else ibchar's PMI exchange, else
+`true`, whichever the run has) against the job size n x c, one line per launcher and
 processes per host; and the growth of the spawn phase of `true` with the
 number of node agents, with the log n and linear fits of launch-growth.csv.
 
@@ -28,28 +28,34 @@ def main(argv):
     d, rows, meta = ibcplot.usage_dir("launch_phases.py", argv, "launch")
     ph = [r for r in rows if r["extra"].get("kind") == "phase" and r["p50_us"] is not None]
     progs = {r["extra"].get("program") for r in ph}
-    prog = "hello" if "hello" in progs else "pmi"
+    prog = next((p for p in ("hello", "pmi", "true") if p in progs), "hello")
     fig, axes = ibcplot.plt.subplots(1, 4, figsize=(22, 5.6))
     launchers = sorted({r["extra"]["launcher"] for r in ph}, key=lorder)
+    # a line per launcher along the longer sweep: over c at each host count
+    # (label n=HOSTS), or over the host counts at each c (label c=C)
+    nh = len({r["extra"].get("hosts") for r in ph})
+    nc = len({r["ppn"] for r in ph})
+    over_c = nc >= nh
+
+    def key(r):
+        return r["extra"].get("hosts") if over_c else r["ppn"]
+
     for ax, phase in zip(axes[:3], ("spawn", "init", "total")):
         ax.set_title("%s: %s (p50 of the trials)" % (prog, phase), fontsize=10)
-        i = 0
-        for lname in launchers:
-            for c in sorted({r["ppn"] for r in ph}):
-                for mult in sorted({r["extra"].get("mult", "1") for r in ph}):
-                    sel = sorted((r for r in ph if r["extra"]["launcher"] == lname and r["ppn"] == c
-                                  and r["extra"].get("program") == prog
-                                  and r["extra"].get("phase") == phase
-                                  and r["extra"].get("mult", "1") == mult),
-                                 key=lambda r: r["ranks"])
-                    if not sel:
-                        continue
-                    color, marker = ibcplot.style(launchers.index(lname))
-                    lab = "%s c=%d%s" % (lname, c, "" if mult == "1" else " x%s agents" % mult)
-                    ibcplot.draw_series(ax, lab, [r["ranks"] for r in sel],
-                                        [r["p50_us"] / 1e3 for r in sel], [False] * len(sel), color,
-                                        marker, linestyle=["-", "--", ":", "-."][i % 4])
-            i += 1
+        for li, lname in enumerate(launchers):
+            sel_all = [r for r in ph if r["extra"]["launcher"] == lname
+                       and r["extra"].get("program") == prog and r["extra"].get("phase") == phase]
+            groups = sorted({(key(r), r["extra"].get("mult", "1")) for r in sel_all},
+                            key=lambda g: (int(g[0]), int(g[1])))
+            for gi, (k, mult) in enumerate(groups):
+                sel = sorted((r for r in sel_all if key(r) == k and r["extra"].get("mult", "1") == mult),
+                             key=lambda r: r["ranks"])
+                color, marker = ibcplot.style(li)
+                lab = "%s %s=%s%s" % (lname, "n" if over_c else "c", k,
+                                      "" if mult == "1" else " x%s agents" % mult)
+                ibcplot.draw_series(ax, lab, [r["ranks"] for r in sel],
+                                    [r["p50_us"] / 1e3 for r in sel], [False] * len(sel), color,
+                                    marker, linestyle=["-", "--", ":", "-."][gi % 4])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("processes (n hosts x c per host)")

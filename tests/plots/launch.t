@@ -53,9 +53,10 @@ for p in ph:
     if not p["panel"].startswith(("hello:", "pmi:")):
         continue
     prog, phase = p["panel"].split(":")[0], p["panel"].split(": ")[1].split(" ")[0]
-    lname, c = p["series"].split(" c=")
+    lname, kv = p["series"].split(" ")[:2]
+    k, v = kv.split("=")
     want = [float(r["p50_us"]) / 1e3 for r in rows if r["variant"] == "%s:%s:%s" % (lname, prog, phase)
-            and r["ppn"] == c and r["ranks"] == p["x"]]
+            and (r["ppn"] if k == "c" else ex(r)["hosts"]) == v and r["ranks"] == p["x"]]
     n += 1
     bad += not (len(want) == 1 and abs(want[0] - float(p["y"])) < 1e-9 * max(1, want[0]))
 want_n = sum(1 for r in rows if ex(r)["kind"] == "phase" and ex(r)["program"] == "hello")
