@@ -654,7 +654,11 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 	verbs = ibc_harness_avail_verbs(devs, sizeof(devs)) > 0;
 	if (o->nsuites == 0) {
 		for (i = 0; i < ibc_suites_count && ntodo < 64; i++) {
-			if (can_run_here(o->bindir, &ibc_suites[i], verbs, &why))
+			if (ibc_suites[i].self_launched)
+				fprintf(stderr, "ibchar: suite %s skipped: it starts its own jobs over "
+					"--hosts x --ppn; name it to run it (ibchar run %s)\n",
+					ibc_suites[i].name, ibc_suites[i].name);
+			else if (can_run_here(o->bindir, &ibc_suites[i], verbs, &why))
 				todo[ntodo++] = &ibc_suites[i];
 			else
 				fprintf(stderr, "ibchar: suite %s skipped: %s\n", ibc_suites[i].name, why);
