@@ -143,3 +143,56 @@ int ibc_stats_line_fit(const double *x, const double *y, size_t n, double *a, do
 		*resid = n > 2 ? sqrt(ss / (double)(n - 2)) : 0;
 	return IBC_OK;
 }
+
+struct mw_item {
+	double v;
+	int from_a;
+};
+
+static int mw_cmp(const void *x, const void *y)
+{
+	double a = ((const struct mw_item *)x)->v, b = ((const struct mw_item *)y)->v;
+
+	return (a > b) - (a < b);
+}
+
+int ibc_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u, double *p)
+{
+	size_t n = na + nb, i, j;
+	struct mw_item *it;
+	double ra = 0, ties = 0, mu, var, z;
+
+	if (na == 0 || nb == 0)
+		return IBC_ERR_INVAL;
+	it = malloc(n * sizeof(*it));
+	if (it == NULL)
+		return IBC_ERR_NOMEM;
+	for (i = 0; i < na; i++)
+		it[i] = (struct mw_item){ a[i], 1 };
+	for (i = 0; i < nb; i++)
+		it[na + i] = (struct mw_item){ b[i], 0 };
+	qsort(it, n, sizeof(*it), mw_cmp);
+	for (i = 0; i < n; i = j) {
+		double rank, t;
+
+		for (j = i + 1; j < n && it[j].v == it[i].v; j++)
+			;
+		rank = (double)(i + 1 + j) / 2; /* ranks i+1 .. j, averaged */
+		t = (double)(j - i);
+		ties += t * t * t - t;
+		for (size_t k = i; k < j; k++)
+			if (it[k].from_a)
+				ra += rank;
+	}
+	free(it);
+	*u = ra - (double)na * (double)(na + 1) / 2;
+	mu = (double)na * (double)nb / 2;
+	var = (double)na * (double)nb / 12 * ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+	if (!(var > 0)) {
+		*p = 1;
+		return IBC_OK;
+	}
+	z = (fabs(*u - mu) - 0.5) / sqrt(var);
+	*p = z > 0 ? erfc(z / sqrt(2.0)) : 1;
+	return IBC_OK;
+}
