@@ -104,6 +104,28 @@ int ibc_harness_sync(struct ibc_harness *h)
 	return ibc_boot_barrier(h->boot);
 }
 
+/* IBC_SLOWDOWN=VARIANT:PCT makes every timed iteration of VARIANT PCT percent
+ * longer (a busy wait after it, on every rank): an injected regression for
+ * testing `ibchar compare`.  0 for every other variant. */
+static double slowdown_pct(const char *variant)
+{
+	static int parsed;
+	static char name[64];
+	static double pct;
+
+	if (!parsed) {
+		const char *e = getenv("IBC_SLOWDOWN"), *colon = e ? strrchr(e, ':') : NULL;
+
+		parsed = 1;
+		if (colon != NULL && (size_t)(colon - e) < sizeof(name)) {
+			memcpy(name, e, (size_t)(colon - e));
+			name[colon - e] = '\0';
+			pct = strtod(colon + 1, NULL);
+		}
+	}
+	return pct > 0 && strcmp(variant, name) == 0 ? pct : 0;
+}
+
 static double op_scale(const struct ibc_harness_op *op)
 {
 	return op->scale > 0 ? op->scale : 1.0;
@@ -113,7 +135,7 @@ static double op_scale(const struct ibc_harness_op *op)
 static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, int first_of_block)
 {
 	const struct ibc_harness_op *op = s->op;
-	double t0, t1;
+	double t0, t1, ts;
 	int rc;
 
 	if (op->prepare != NULL) {
@@ -140,8 +162,17 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 	}
 	h->sample_override = -1;
 	h->sample_end_us = 0;
+	ts = slowdown_pct(op->variant) > 0 ? ibc_timer_now_us() : 0;
 	rc = op->run(h, op->arg);
 	t1 = h->sample_end_us > 0 ? h->sample_end_us : ibc_timer_now_us();
+	if (rc == IBC_OK && ts > 0) {
+		/* IBC_SLOWDOWN: the operation made slower on purpose (its own
+		 * duration on this rank, stretched), for tests of `ibchar compare` */
+		double until = t1 + (t1 - ts) * slowdown_pct(op->variant) / 100;
+
+		while ((t1 = ibc_timer_now_us()) < until)
+			;
+	}
 	if (rc != IBC_OK) {
 		ibc_error("harness: %s: iteration failed: %s", op->variant, ibc_status_str(rc));
 		return rc;
@@ -181,7 +212,8 @@ static void ops_release(struct ibc_harness *h, struct op_state *st, size_t n, in
 		free(st[k].all);
 		free(st[k].warm);
 		free(st[k].dur);
-		st[k].samples = st[k].all = st[k].warm = st[k].dur = NULL;
+		free(st[k].kept_samples);
+		st[k].samples = st[k].all = st[k].warm = st[k].dur = st[k].kept_samples = NULL;
 		st[k].nwarm = 0;
 	}
 	h->nst = 0;

@@ -271,7 +271,11 @@ struct ibc_harness_row_in {
 	const double *samples;       /* n >= 1 samples, us */
 	size_t n;
 	const char *extra;           /* "k=v;..." or NULL */
+	const char *dir;             /* the results directory: samples.csv too (NULL: not) */
 };
+/* Appends a row's samples (v, n, in us) to DIR/samples.csv, keyed by the
+ * row's results.csv fields (row_fields: the 26 columns' values). */
+int ibc_harness_samples_append(const char *dir, const char *const *row_fields, const double *v, size_t n);
 /* DIR/results.csv, created with its header or appended to. */
 int ibc_harness_rows_writer_open(const char *dir, struct ibc_csv_writer **out);
 /* One row: min, p50, mean, p99, max, stdev and the median's CI of the

@@ -34,6 +34,7 @@ struct op_state {
 	double *dur;      /* this rank's times of it in the block (us) */
 	long ndur;
 	struct ibc_stats st;
+	double *kept_samples; /* rank 0: the statistics' samples (kept of them, sorted) */
 	double skew_p50, rank_mean;
 	char extra[EXTRA_CAP];
 };

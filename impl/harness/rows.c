@@ -116,7 +116,8 @@ int ibc_harness_reduce(struct ibc_harness *h, struct op_state *s, long iters)
 		rc = ibc_stats_compute_inplace(skew, (size_t)kept, &sk);
 	if (rc == IBC_OK)
 		s->skew_p50 = sk.p50;
-	free(per_iter);
+	free(s->kept_samples);
+	s->kept_samples = per_iter; /* sorted; for samples.csv */
 	free(skew);
 	free(rank_sum);
 	return rc;
@@ -240,6 +241,12 @@ int ibc_harness_row_write(struct ibc_harness *h, struct op_state *s, struct op_s
 	fields[23] = c_over;
 	fields[24] = c_probe;
 	fields[25] = extra;
+	if (!op->one_figure && s->kept_samples != NULL && s->kept > 0) {
+		int src = ibc_harness_samples_append(p->out_dir, fields, s->kept_samples, (size_t)s->kept);
+
+		if (src != IBC_OK)
+			return src;
+	}
 	if (p->print_rows) {
 		printf("%-10s %-16s ranks=%-4d bytes=%-8zu%s%-4s p50=%10.3f us  mean=%10.3f  p99=%10.3f  skew=%8.3f\n",
 		       p->suite, op->variant, h->boot->size, pt->bytes, op->fanin > 0 ? " fanin=" : "",
@@ -283,6 +290,47 @@ void ibc_harness_point_line(struct ibc_harness *h, struct op_state *st, size_t n
 				 st[k].st.p50);
 	}
 	fprintf(stderr, "%s\n", line);
+}
+
+/* DIR/samples.csv: a results row's key (the row's own fields) and every
+ * sample its statistics came from, in us, space-separated (ibchar compare). */
+int ibc_harness_samples_append(const char *dir, const char *const *row_fields, const double *v, size_t n)
+{
+	static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport", "ranks", "bytes",
+					    "fanin", "n", "samples_us" };
+	struct ibc_csv_writer *w;
+	const char *f[10];
+	char path[4200], cn[32], *buf;
+	size_t i, used = 0, cap = n * 16 + 1;
+	int rc;
+
+	buf = malloc(cap);
+	if (buf == NULL)
+		return IBC_ERR_NOMEM;
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		used += (size_t)snprintf(buf + used, cap - used, "%s%.4f", i ? " " : "", v[i]);
+	snprintf(cn, sizeof(cn), "%zu", n);
+	/* the row's columns: run_id 0, suite 1, variant 2, impl 3, xport 4, ranks 8, bytes 9, fanin 10 */
+	f[0] = row_fields[0];
+	f[1] = row_fields[1];
+	f[2] = row_fields[2];
+	f[3] = row_fields[3];
+	f[4] = row_fields[4];
+	f[5] = row_fields[8];
+	f[6] = row_fields[9];
+	f[7] = row_fields[10];
+	f[8] = cn;
+	f[9] = buf;
+	snprintf(path, sizeof(path), "%s/samples.csv", dir);
+	rc = ibc_csv_writer_open(path, cols, 10, 1, &w);
+	if (rc == IBC_OK) {
+		rc = ibc_csv_writer_row(w, f);
+		if (ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
+			rc = IBC_ERR_IO;
+	}
+	free(buf);
+	return rc;
 }
 
 int ibc_harness_rows_writer_open(const char *dir, struct ibc_csv_writer **out)
@@ -350,5 +398,8 @@ int ibc_harness_row_from_samples(struct ibc_csv_writer *w, const struct ibc_harn
 	fields[23] = "0";
 	fields[24] = NULL;
 	fields[25] = extra;
-	return ibc_csv_writer_row(w, fields);
+	rc = ibc_csv_writer_row(w, fields);
+	if (rc == IBC_OK && r->dir != NULL && !one)
+		rc = ibc_harness_samples_append(r->dir, fields, r->samples, r->n);
+	return rc;
 }

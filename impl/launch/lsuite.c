@@ -1020,7 +1020,7 @@ static int write_points(struct ls *ls, int h, int c, int m)
 							 strstr(p->extra, "launcher=srun") ? "slurm" : "ibchar",
 						 .xport = "tcp", .launcher = "-", .nodes = p->nodes,
 						 .ppn = c, .ranks = p->ranks, .bytes = 0, .fanin = p->fanin,
-						 .samples = p->s, .n = p->n, .extra = extra };
+						 .samples = p->s, .n = p->n, .extra = extra, .dir = ls->o->out };
 		if (ibc_harness_row_from_samples(ls->rows, &r) != IBC_OK)
 			rc = IBC_ERR_IO;
 	}
