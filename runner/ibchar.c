@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
+#include "harness/compare.h"
 #include "harness/harness.h"
 #include "harness/plot.h"
 #include "harness/runner.h"
@@ -22,6 +23,8 @@ static const struct ibc_opt_spec main_spec = {
 		  "  model DIR            the LoP closed loop: DIR's fitted logp model predicts its\n"
 		  "                       barrier and all-to-all rows, and extrapolates them\n"
 		  "  plot DIR             draw the figures of the suites found in DIR/results.csv\n"
+		  "  compare BASE NEW     noise-aware regression verdicts between two results\n"
+		  "                       directories (TAP; --junit FILE)\n"
 		  "Run 'ibchar COMMAND --help' for a command's options.",
 	.stop_at_operand = 1,
 };
@@ -114,6 +117,56 @@ static const struct ibc_opt_spec model_spec = {
 	.opts = model_opts,
 };
 
+static const char *cmp_junit;
+static double cmp_min_effect = -1, cmp_alpha = 0.01;
+static const struct ibc_opt compare_opts[] = {
+	{ .name = "junit", .type = IBC_OPT_STRING, .dest = &cmp_junit, .metavar = "FILE",
+	  .help = "also write the verdicts as JUnit XML" },
+	{ .name = "min-effect", .type = IBC_OPT_DOUBLE, .dest = &cmp_min_effect, .metavar = "PCT",
+	  .help = "smallest change called slower or faster, in percent (-1: from the runs' own "
+		  "spread: 3x the medians' relative interval, 3x the robust scatter of the rows' "
+		  "ratios when 10 or more rows match; at least 5%)", .min = -1, .max = 1000 },
+	{ .name = "alpha", .type = IBC_OPT_DOUBLE, .dest = &cmp_alpha, .metavar = "A",
+	  .help = "significance of the Mann-Whitney test", .min = 1e-12, .max = 0.5 },
+	IBC_OPT_END
+};
+static const struct ibc_opt_spec compare_spec = {
+	.prog = "ibchar compare",
+	.synopsis = "[OPTIONS] BASE NEW",
+	.summary = "Compares every row of BASE (a results directory) with the same row of NEW "
+		   "(suite, variant, impl, xport, ranks, bytes, fanin) from the samples each kept "
+		   "(samples.csv): the ratio of medians NEW / BASE with a 95% interval, and a "
+		   "two-sided Mann-Whitney test.  Slower = significant, beyond the minimum effect "
+		   "and with the interval above 1; a slower row within a slower placement probe of "
+		   "NEW is reported as placement.  TAP on stdout (not ok: slower, or missing in "
+		   "NEW), with both runs' probes.  Exit 0 when nothing is slower or missing, 1 "
+		   "otherwise, 2 for bad arguments or a directory without samples.csv.",
+	.opts = compare_opts,
+};
+
+static int cmd_compare(int argc, char **argv)
+{
+	struct ibc_compare_opts co = { .alpha = 0.01 };
+	int first, rc = ibc_opt_parse(&compare_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (argc - first != 2) {
+		fprintf(stderr, "ibchar compare: two results directories are needed (BASE NEW)\n"
+			"Try 'ibchar compare --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	co.base = argv[first];
+	co.new_dir = argv[first + 1];
+	co.junit = cmp_junit;
+	co.min_effect = cmp_min_effect < 0 ? -1 : cmp_min_effect / 100;
+	co.alpha = cmp_alpha;
+	rc = ibc_harness_compare(&co);
+	return rc == IBC_ERR_NOTFOUND || rc == IBC_ERR_PROTO ? IBC_ERR_INVAL : rc;
+}
+
 static int cmd_model(int argc, char **argv)
 {
 	int first, rc = ibc_opt_parse(&model_spec, argc, argv, &first);
@@ -188,7 +241,7 @@ int main(int argc, char **argv)
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
 	if (first >= argc) {
-		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot)\nTry 'ibchar --help'.\n");
+		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, compare)\nTry 'ibchar --help'.\n");
 		return 2;
 	}
 	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
@@ -202,8 +255,10 @@ int main(int argc, char **argv)
 		rc = cmd_model(argc - first, argv + first);
 	else if (strcmp(argv[first], "plot") == 0)
 		rc = cmd_plot(argc - first, argv + first, bindir);
+	else if (strcmp(argv[first], "compare") == 0)
+		rc = cmd_compare(argc - first, argv + first);
 	else {
-		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot)\nTry 'ibchar --help'.\n", argv[first]);
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, compare)\nTry 'ibchar --help'.\n", argv[first]);
 		return 2;
 	}
 	return ibc_status_exit_code(rc);

@@ -1,0 +1,351 @@
+/* ibchar compare: see compare.h. */
+#include "harness/compare.h"
+#include "core/csv.h"
+#include "core/stats.h"
+#include "core/status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KEY_COLS 7
+static const char *const key_cols[KEY_COLS] = { "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin" };
+
+struct crow {
+	char key[512];   /* the key columns joined by '|' */
+	char label[256]; /* for people */
+	double *s;
+	size_t n;
+	struct ibc_stats st;
+};
+
+struct cset {
+	struct crow *r;
+	size_t n;
+	double probe_us; /* median of the rows' probe_us, NAN when none */
+};
+
+static void cset_free(struct cset *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->r[i].s);
+	free(c->r);
+}
+
+static int parse_samples(const char *text, double **out, size_t *n)
+{
+	size_t cap = 64, k = 0;
+	double *v = malloc(cap * sizeof(*v)), *nv;
+	const char *p = text;
+	char *end;
+
+	if (v == NULL)
+		return IBC_ERR_NOMEM;
+	for (;;) {
+		double x;
+
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		x = strtod(p, &end);
+		if (end == p || !isfinite(x)) {
+			free(v);
+			return IBC_ERR_PROTO;
+		}
+		if (k == cap) {
+			cap *= 2;
+			nv = realloc(v, cap * sizeof(*v));
+			if (nv == NULL) {
+				free(v);
+				return IBC_ERR_NOMEM;
+			}
+			v = nv;
+		}
+		v[k++] = x;
+		p = end;
+	}
+	*out = v;
+	*n = k;
+	return k > 0 ? IBC_OK : IBC_ERR_PROTO;
+}
+
+static void row_key(const struct ibc_csv_table *t, size_t r, char *key, size_t kcap, char *label, size_t lcap)
+{
+	size_t used = 0, i;
+	const char *fanin = ibc_csv_cell(t, r, "fanin");
+
+	key[0] = '\0';
+	for (i = 0; i < KEY_COLS; i++) {
+		const char *c = ibc_csv_cell(t, r, key_cols[i]);
+
+		used += (size_t)snprintf(key + used, kcap > used ? kcap - used : 0, "%s%s", i ? "|" : "",
+					 c != NULL ? c : "");
+	}
+	snprintf(label, lcap, "%s %s (%s, %s) N=%s bytes=%s%s%s", ibc_csv_cell(t, r, "suite"),
+		 ibc_csv_cell(t, r, "variant"), ibc_csv_cell(t, r, "impl"), ibc_csv_cell(t, r, "xport"),
+		 ibc_csv_cell(t, r, "ranks"), ibc_csv_cell(t, r, "bytes"), fanin && *fanin ? " fanin=" : "",
+		 fanin && *fanin ? fanin : "");
+}
+
+/* DIR/samples.csv (later rows of a key replace earlier ones) and the
+ * placement probe from DIR/results.csv. */
+static int cset_load(const char *dir, struct cset *c)
+{
+	struct ibc_csv_table *t;
+	char path[4200];
+	size_t r, i;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->probe_us = NAN;
+	snprintf(path, sizeof(path), "%s/samples.csv", dir);
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "ibchar compare: %s: no samples.csv (a run by an ibchar older than "
+			"samples.csv cannot be compared)\n", dir);
+		return IBC_ERR_NOTFOUND;
+	}
+	rc = ibc_csv_read(path, &t);
+	if (rc != IBC_OK) {
+		fprintf(stderr, "ibchar compare: %s: unreadable\n", path);
+		return rc;
+	}
+	if (ibc_csv_column(t, "samples_us") < 0) {
+		fprintf(stderr, "ibchar compare: %s: no samples_us column\n", path);
+		ibc_csv_table_free(t);
+		return IBC_ERR_PROTO;
+	}
+	c->r = calloc(t->nrows, sizeof(*c->r));
+	if (c->r == NULL) {
+		ibc_csv_table_free(t);
+		return IBC_ERR_NOMEM;
+	}
+	for (r = 0; r + 1 < t->nrows; r++) {
+		struct crow row;
+
+		memset(&row, 0, sizeof(row));
+		row_key(t, r, row.key, sizeof(row.key), row.label, sizeof(row.label));
+		rc = parse_samples(ibc_csv_cell(t, r, "samples_us"), &row.s, &row.n);
+		if (rc != IBC_OK) {
+			fprintf(stderr, "ibchar compare: %s: row %zu: bad samples\n", path, r + 2);
+			ibc_csv_table_free(t);
+			return rc;
+		}
+		ibc_stats_compute(row.s, row.n, &row.st);
+		for (i = 0; i < c->n && strcmp(c->r[i].key, row.key) != 0; i++)
+			;
+		if (i < c->n)
+			free(c->r[i].s);
+		else
+			c->n++;
+		c->r[i] = row;
+	}
+	ibc_csv_table_free(t);
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (access(path, R_OK) == 0 && ibc_csv_read(path, &t) == IBC_OK) {
+		double *pv = malloc((t->nrows + 1) * sizeof(*pv));
+		size_t np = 0;
+
+		for (r = 0; pv != NULL && r + 1 < t->nrows; r++) {
+			double v = ibc_csv_num(t, r, "probe_us");
+
+			if (isfinite(v) && v > 0)
+				pv[np++] = v;
+		}
+		if (np > 0) {
+			ibc_stats_sort(pv, np);
+			c->probe_us = ibc_stats_quantile_sorted(pv, np, 0.5);
+		}
+		free(pv);
+		ibc_csv_table_free(t);
+	}
+	return IBC_OK;
+}
+
+static void xml_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+struct verdict {
+	const char *label;
+	int fail;
+	char text[256];
+};
+
+static double median_of(double *v, size_t n)
+{
+	ibc_stats_sort(v, n);
+	return ibc_stats_quantile_sorted(v, n, 0.5);
+}
+
+int ibc_harness_compare(const struct ibc_compare_opts *o)
+{
+	struct cset b, nw;
+	struct verdict *vd = NULL;
+	double *lr = NULL, *dev = NULL, min_eff = o->min_effect, probe_ratio = NAN, alpha = o->alpha > 0 ? o->alpha : 0.01;
+	size_t i, j, nv = 0, nm = 0, nfail = 0, nslow = 0, nfast = 0, nplace = 0;
+	int rc;
+
+	rc = cset_load(o->base, &b);
+	if (rc != IBC_OK)
+		return rc;
+	rc = cset_load(o->new_dir, &nw);
+	if (rc != IBC_OK) {
+		cset_free(&b);
+		return rc;
+	}
+	vd = calloc(b.n + nw.n + 1, sizeof(*vd));
+	lr = calloc(b.n + 1, sizeof(*lr));
+	dev = calloc(b.n + 1, sizeof(*dev));
+	if (vd == NULL || lr == NULL || dev == NULL) {
+		rc = IBC_ERR_NOMEM;
+		goto out;
+	}
+	/* the runs' own spread: log ratios of every matched row */
+	for (i = 0; i < b.n; i++)
+		for (j = 0; j < nw.n; j++)
+			if (strcmp(b.r[i].key, nw.r[j].key) == 0 && b.r[i].st.p50 > 0 && nw.r[j].st.p50 > 0) {
+				lr[nm++] = log(nw.r[j].st.p50 / b.r[i].st.p50);
+				break;
+			}
+	if (min_eff < 0) {
+		double mid, mad;
+		size_t nh = 0;
+
+		/* each row's own spread: the half-width of its median's interval,
+		 * relative, the larger of the two runs' */
+		min_eff = 0.05;
+		for (i = 0; i < b.n; i++)
+			for (j = 0; j < nw.n; j++)
+				if (strcmp(b.r[i].key, nw.r[j].key) == 0 && b.r[i].st.p50 > 0 && nw.r[j].st.p50 > 0) {
+					double hb = (b.r[i].st.ci_hi - b.r[i].st.ci_lo) / 2 / b.r[i].st.p50;
+					double hn = (nw.r[j].st.ci_hi - nw.r[j].st.ci_lo) / 2 / nw.r[j].st.p50;
+
+					dev[nh++] = hb > hn ? hb : hn;
+					break;
+				}
+		if (nh > 0 && 3 * median_of(dev, nh) > min_eff)
+			min_eff = 3 * median_of(dev, nh);
+		/* and, with enough rows to tell the bulk from the changed ones,
+		 * how far the rows' ratios scatter (robustly) */
+		if (nm >= 10) {
+			mid = median_of(lr, nm);
+			for (i = 0; i < nm; i++)
+				dev[i] = fabs(lr[i] - mid);
+			mad = 1.4826 * median_of(dev, nm);
+			if (exp(3 * mad) - 1 > min_eff)
+				min_eff = exp(3 * mad) - 1;
+		}
+	}
+	if (isfinite(b.probe_us) && isfinite(nw.probe_us) && b.probe_us > 0)
+		probe_ratio = nw.probe_us / b.probe_us;
+	printf("# ibchar compare %s -> %s\n# minimum effect %.1f%%%s; alpha %g; placement probe %.3f -> %.3f us%s\n",
+	       o->base, o->new_dir, 100 * min_eff, o->min_effect < 0 ? " (from the runs' spread)" : "", alpha,
+	       b.probe_us, nw.probe_us,
+	       isfinite(probe_ratio) && probe_ratio > 1 + min_eff ? " (NEW's placement is slower)" : "");
+	for (i = 0; i < b.n; i++) {
+		struct crow *x = &b.r[i], *y = NULL;
+		struct verdict *v = &vd[nv++];
+		double ratio, lo, hi, u, p;
+
+		v->label = x->label;
+		for (j = 0; j < nw.n; j++)
+			if (strcmp(nw.r[j].key, x->key) == 0)
+				y = &nw.r[j];
+		if (y == NULL) {
+			v->fail = 1;
+			snprintf(v->text, sizeof(v->text), "missing in NEW");
+			continue;
+		}
+		if (!(x->st.p50 > 0) || !(x->st.ci_lo > 0)) {
+			snprintf(v->text, sizeof(v->text), "not compared: BASE median %.4g us", x->st.p50);
+			continue;
+		}
+		ratio = y->st.p50 / x->st.p50;
+		lo = y->st.ci_lo / x->st.ci_hi;
+		hi = y->st.ci_hi / x->st.ci_lo;
+		ibc_stats_mann_whitney(x->s, x->n, y->s, y->n, &u, &p);
+		if (p < alpha && ratio > 1 + min_eff && lo > 1) {
+			if (isfinite(probe_ratio) && probe_ratio > 1 + min_eff && ratio <= probe_ratio * (1 + min_eff)) {
+				nplace++;
+				snprintf(v->text, sizeof(v->text), "slower with the placement %.3fx [%.3f, %.3f] p=%.2g (probe %.2fx)",
+					 ratio, lo, hi, p, probe_ratio);
+			} else {
+				v->fail = 1;
+				nslow++;
+				snprintf(v->text, sizeof(v->text), "slower %.3fx [%.3f, %.3f] p=%.2g, %.4g -> %.4g us",
+					 ratio, lo, hi, p, x->st.p50, y->st.p50);
+			}
+		} else if (p < alpha && ratio < 1 / (1 + min_eff) && hi < 1) {
+			nfast++;
+			snprintf(v->text, sizeof(v->text), "faster %.3fx [%.3f, %.3f] p=%.2g, %.4g -> %.4g us", ratio, lo,
+				 hi, p, x->st.p50, y->st.p50);
+		} else {
+			snprintf(v->text, sizeof(v->text), "unchanged %.3fx [%.3f, %.3f] p=%.2g", ratio, lo, hi, p);
+		}
+	}
+	printf("1..%zu\n", nv);
+	for (i = 0; i < nv; i++) {
+		printf("%sok %zu - %s: %s\n", vd[i].fail ? "not " : "", i + 1, vd[i].label, vd[i].text);
+		nfail += (size_t)vd[i].fail;
+	}
+	for (j = 0; j < nw.n; j++) {
+		for (i = 0; i < b.n && strcmp(b.r[i].key, nw.r[j].key) != 0; i++)
+			;
+		if (i == b.n)
+			printf("# new in NEW (not in BASE): %s\n", nw.r[j].label);
+	}
+	printf("# %zu rows: %zu slower, %zu faster, %zu slower with the placement, %zu missing, %zu unchanged\n", nv,
+	       nslow, nfast, nplace, nfail - nslow, nv - nslow - nfast - nplace - (nfail - nslow));
+	if (o->junit != NULL) {
+		FILE *f = fopen(o->junit, "w");
+
+		if (f == NULL) {
+			fprintf(stderr, "ibchar compare: cannot write %s\n", o->junit);
+			rc = IBC_ERR_IO;
+			goto out;
+		}
+		fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"ibchar compare\" tests=\"%zu\" "
+			"failures=\"%zu\">\n", nv, nfail);
+		for (i = 0; i < nv; i++) {
+			fputs("  <testcase classname=\"ibchar.compare\" name=\"", f);
+			xml_escape(f, vd[i].label);
+			fputs("\">", f);
+			if (vd[i].fail) {
+				fputs("<failure message=\"", f);
+				xml_escape(f, vd[i].text);
+				fputs("\"/>", f);
+			} else {
+				fputs("<system-out>", f);
+				xml_escape(f, vd[i].text);
+				fputs("</system-out>", f);
+			}
+			fputs("</testcase>\n", f);
+		}
+		fputs("</testsuite>\n", f);
+		if (fclose(f) != 0)
+			rc = IBC_ERR_IO;
+	}
+	if (rc == IBC_OK && nfail > 0)
+		rc = IBC_ERR_REMOTE;
+out:
+	free(vd);
+	free(lr);
+	free(dev);
+	cset_free(&b);
+	cset_free(&nw);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* ibchar compare BASE NEW: noise-aware verdicts between two results
+ * directories.  Rows are matched on (suite, variant, impl, xport, ranks,
+ * bytes, fanin); each matched pair's kept samples (samples.csv) give the
+ * ratio of medians NEW / BASE with a 95% interval (from the medians'
+ * order-statistic intervals) and a two-sided Mann-Whitney test.  A row is
+ * slower (a regression) when p < alpha, the ratio exceeds 1 + the minimum
+ * effect and the interval's low end is above 1; faster symmetrically;
+ * otherwise unchanged.  The minimum effect defaults from the two runs'
+ * own spread: 3 x the median over rows of the relative half-width of the
+ * medians' intervals, and with 10 or more matched rows at least 3 x the
+ * robust scatter (1.4826 MAD) of their log ratios; never below 5%.  When NEW's placement probe is slower than
+ * BASE's by more than the minimum effect, a slower row within the probe's
+ * ratio is reported as placement, not as a regression.  A row of BASE
+ * missing in NEW fails.  Output: TAP on stdout, JUnit XML on request. */
+#ifndef IBC_HARNESS_COMPARE_H
+#define IBC_HARNESS_COMPARE_H
+
+#include <stddef.h>
+
+struct ibc_compare_opts {
+	const char *base, *new_dir;
+	const char *junit;       /* NULL: none */
+	double min_effect;       /* < 0: from the runs' spread */
+	double alpha;            /* significance, default 0.01 */
+};
+
+/* 0: no regression and nothing missing; IBC_ERR_REMOTE (exit 1) otherwise;
+ * IBC_ERR_INVAL / IBC_ERR_NOTFOUND for unreadable directories. */
+int ibc_harness_compare(const struct ibc_compare_opts *o);
+
+#endif

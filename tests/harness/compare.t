@@ -1,0 +1,83 @@
+#!/bin/sh
+# ibchar compare: synthetic runs whose samples are drawn with a known shift
+# (a row 20% slower is flagged, 20% faster is reported and passes), the same
+# run against itself and two runs of pure noise flag nothing, a row missing
+# in NEW fails, a slower placement probe turns a uniform slowdown into
+# "placement", JUnit XML counts the failures; bad input exits 2.  End to end:
+# the barrier suite keeps its samples (samples.csv: one row per results row,
+# n = iters), and IBC_SLOWDOWN=rds:50 makes compare flag rds.
+. "$(dirname "$0")/../lib/tap.sh"
+IBCHAR=$BUILD/bin/ibchar
+tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
+tap_tmp compare
+echo "1..13"
+
+# mk DIR SEED SCALE_ROW1 SCALE_ROW2 PROBE [DROP_ROW]: 4 rows of 400 log-normal samples
+mk() {
+	python3 - "$@" <<'PYEOF'
+import csv, os, random, sys
+d, seed, s1, s2, probe = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+drop = int(sys.argv[6]) if len(sys.argv) > 6 else -1
+os.makedirs(d, exist_ok=True)
+rnd = random.Random(seed)
+rows = [("barrier", "rds", "ibchar", "shm", "4", "0", ""), ("barrier", "rgm", "ibchar", "shm", "4", "0", "3"),
+        ("alltoall", "hrwg", "ibchar", "shm", "4", "4096", ""), ("link", "write-lat", "ibchar", "shm", "2", "8", "")]
+with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w", newline="") as g:
+    w = csv.writer(f); w.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "n", "samples_us"])
+    r = csv.writer(g); r.writerow(["run_id", "suite", "variant", "p50_us", "probe_us"])
+    for i, k in enumerate(rows):
+        if i == drop:
+            continue
+        scale = s1 if i == 1 else s2 if i == 2 else 1.0
+        base = 2.0 + i
+        v = sorted(base * scale * rnd.lognormvariate(0, 0.05) for _ in range(400))
+        w.writerow(["run"] + list(k) + [len(v), " ".join("%.4f" % x for x in v)])
+        r.writerow(["run", k[0], k[1], "%.4f" % v[200], probe])
+PYEOF
+}
+mk "$tmp/base" 1 1 1 0.1
+mk "$tmp/noise" 2 1 1 0.1
+mk "$tmp/shift" 3 1.2 0.8 0.1
+mk "$tmp/miss" 4 1 1 0.1 3
+mk "$tmp/far" 5 1.25 1.25 0.2
+
+"$IBCHAR" compare "$tmp/base" "$tmp/base" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^ok .*unchanged 1.000x' "$tmp/out")" -eq 4 ]; ok $? "a run against itself: 4 rows unchanged at 1.000x, exit 0 (exit $rc)"
+"$IBCHAR" compare "$tmp/base" "$tmp/noise" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && ! grep '^ok\|^not ok' "$tmp/out" | grep -q 'slower\|faster'; ok $? "two runs of pure noise: nothing slower or faster, exit 0 (exit $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out"
+"$IBCHAR" compare --junit "$tmp/j.xml" "$tmp/base" "$tmp/shift" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ]; ok $? "a row 20% slower: exit 1 (exit $rc)"
+grep -q '^not ok 2 - barrier rgm (ibchar, shm) N=4 bytes=0 fanin=3: slower 1\.[12]' "$tmp/out"; ok $? "... the slower row is 'not ok', with its ratio"
+grep -q '^ok 3 - alltoall hrwg .*: faster 0\.[78]' "$tmp/out"; ok $? "... the faster row is reported and passes"
+[ "$(grep -c '^not ok' "$tmp/out")" -eq 1 ]; ok $? "... and nothing else is flagged"
+python3 -c "
+import sys, xml.etree.ElementTree as E
+t = E.parse(sys.argv[1]).getroot()
+assert t.tag == 'testsuite' and t.get('tests') == '4' and t.get('failures') == '1', t.attrib
+assert len(t.findall('testcase/failure')) == 1
+" "$tmp/j.xml"; ok $? "--junit: a testsuite of 4 cases, 1 failure"
+"$IBCHAR" compare "$tmp/base" "$tmp/miss" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^not ok 4 - link write-lat .*missing in NEW' "$tmp/out"; ok $? "a row missing in NEW fails (exit $rc)"
+"$IBCHAR" compare "$tmp/base" "$tmp/far" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q 'slower with the placement' "$tmp/out" && grep -q 'probe 0.100 -> 0.200' "$tmp/out"
+ok $? "NEW on a 2x slower placement: 25% slower rows are placement, not regressions (exit $rc)"
+"$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
+"$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ]; ok $? "one directory: exit 2"
+
+# end to end on the barrier suite
+B=$BUILD/bin/ibchar-barrier
+timeout 120 "$B" --ranks 2 --variants rds,rpe --iters 3000 --out "$tmp/a" -q >/dev/null 2>&1; rc1=$?
+IBC_SLOWDOWN=rds:50 timeout 120 "$B" --ranks 2 --variants rds,rpe --iters 3000 --out "$tmp/b" -q >/dev/null 2>&1; rc2=$?
+cnt=$(python3 -c "
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1] + '/results.csv'))]
+s = {(x['variant']): x for x in csv.DictReader(open(sys.argv[1] + '/samples.csv'))}
+print(sum(1 for x in r if x['variant'] in s and s[x['variant']]['n'] == x['iters'] and len(s[x['variant']]['samples_us'].split()) == int(x['iters'])))
+" "$tmp/a" 2>&1)
+[ $rc1 -eq 0 ] && [ "$cnt" = 2 ]; ok $? "ibchar-barrier keeps its samples: samples.csv, n = iters, for rds and rpe ($cnt)"
+"$IBCHAR" compare "$tmp/a" "$tmp/b" >"$tmp/out" 2>&1; rc=$?
+[ $rc2 -eq 0 ] && [ $rc -eq 1 ] && grep -q '^not ok .*barrier rds .*slower' "$tmp/out"; ok $? "IBC_SLOWDOWN=rds:50: compare flags rds slower (exit $rc)"
+[ $rc -eq 1 ] || sed 's/^/# /' "$tmp/out"
