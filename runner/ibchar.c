@@ -119,6 +119,7 @@ static const struct ibc_opt_spec model_spec = {
 
 static const char *cmp_junit;
 static double cmp_min_effect = -1, cmp_alpha = 0.01;
+static int cmp_strict;
 static const struct ibc_opt compare_opts[] = {
 	{ .name = "junit", .type = IBC_OPT_STRING, .dest = &cmp_junit, .metavar = "FILE",
 	  .help = "also write the verdicts as JUnit XML" },
@@ -126,6 +127,9 @@ static const struct ibc_opt compare_opts[] = {
 	  .help = "smallest change called slower or faster, in percent (-1: from the runs' own "
 		  "spread: 3x the medians' relative interval, 3x the robust scatter of the rows' "
 		  "ratios when 10 or more rows match; at least 5%)", .min = -1, .max = 1000 },
+	{ .name = "strict", .type = IBC_OPT_FLAG, .dest = &cmp_strict,
+	  .help = "a slower oversubscribed row fails too (default: reported as advisory; "
+		  "oversubscribed timings swing with the scheduler from run to run)" },
 	{ .name = "alpha", .type = IBC_OPT_DOUBLE, .dest = &cmp_alpha, .metavar = "A",
 	  .help = "significance of the Mann-Whitney test", .min = 1e-12, .max = 0.5 },
 	IBC_OPT_END
@@ -163,6 +167,7 @@ static int cmd_compare(int argc, char **argv)
 	co.junit = cmp_junit;
 	co.min_effect = cmp_min_effect < 0 ? -1 : cmp_min_effect / 100;
 	co.alpha = cmp_alpha;
+	co.strict = cmp_strict;
 	rc = ibc_harness_compare(&co);
 	return rc == IBC_ERR_NOTFOUND || rc == IBC_ERR_PROTO ? IBC_ERR_INVAL : rc;
 }

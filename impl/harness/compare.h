@@ -3,15 +3,15 @@
  * bytes, fanin); each matched pair's kept samples (samples.csv) give the
  * ratio of medians NEW / BASE with a 95% interval (from the medians'
  * order-statistic intervals) and a two-sided Mann-Whitney test.  A row is
- * slower (a regression) when p < alpha, the ratio exceeds 1 + the minimum
- * effect and the interval's low end is above 1; faster symmetrically;
- * otherwise unchanged.  The minimum effect defaults from the two runs'
- * own spread: 3 x the median over rows of the relative half-width of the
- * medians' intervals, and with 10 or more matched rows at least 3 x the
- * robust scatter (1.4826 MAD) of their log ratios; never below 5%.  When NEW's placement probe is slower than
- * BASE's by more than the minimum effect, a slower row within the probe's
- * ratio is reported as placement, not as a regression.  A row of BASE
- * missing in NEW fails.  Output: TAP on stdout, JUnit XML on request. */
+ * slower when p < alpha, the ratio exceeds 1 + the minimum effect and the
+ * interval's low end is above 1; faster symmetrically; otherwise unchanged.
+ * The minimum effect defaults from the two runs' own spread, for
+ * oversubscribed and other rows apart: 3 x the median relative half-width
+ * of the medians' intervals, and with 10 or more rows at least 2.5 x the
+ * 90th percentile of how far the rows' log ratios stray from their median;
+ * never * below 5%.  A slower row within a slower placement probe of NEW is
+ * "placement"; a slower oversubscribed row is advisory unless strict.  A
+ * row of BASE missing in NEW fails.  TAP on stdout, JUnit XML on request. */
 #ifndef IBC_HARNESS_COMPARE_H
 #define IBC_HARNESS_COMPARE_H
 
@@ -22,6 +22,7 @@ struct ibc_compare_opts {
 	const char *junit;       /* NULL: none */
 	double min_effect;       /* < 0: from the runs' spread */
 	double alpha;            /* significance, default 0.01 */
+	int strict;              /* oversubscribed rows fail too (default: advisory) */
 };
 
 /* 0: no regression and nothing missing; IBC_ERR_REMOTE (exit 1) otherwise;

@@ -3,14 +3,15 @@
 # (a row 20% slower is flagged, 20% faster is reported and passes), the same
 # run against itself and two runs of pure noise flag nothing, a row missing
 # in NEW fails, a slower placement probe turns a uniform slowdown into
-# "placement", JUnit XML counts the failures; bad input exits 2.  End to end:
+# "placement", an oversubscribed row is advisory unless --strict, JUnit XML
+# counts the failures; bad input exits 2.  End to end:
 # the barrier suite keeps its samples (samples.csv: one row per results row,
 # n = iters), and IBC_SLOWDOWN=rds:50 makes compare flag rds.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
-echo "1..13"
+echo "1..15"
 
 # mk DIR SEED SCALE_ROW1 SCALE_ROW2 PROBE [DROP_ROW]: 4 rows of 400 log-normal samples
 mk() {
@@ -18,13 +19,14 @@ mk() {
 import csv, os, random, sys
 d, seed, s1, s2, probe = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 drop = int(sys.argv[6]) if len(sys.argv) > 6 else -1
+over = int(sys.argv[7]) if len(sys.argv) > 7 else -1
 os.makedirs(d, exist_ok=True)
 rnd = random.Random(seed)
 rows = [("barrier", "rds", "ibchar", "shm", "4", "0", ""), ("barrier", "rgm", "ibchar", "shm", "4", "0", "3"),
         ("alltoall", "hrwg", "ibchar", "shm", "4", "4096", ""), ("link", "write-lat", "ibchar", "shm", "2", "8", "")]
 with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w", newline="") as g:
     w = csv.writer(f); w.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "n", "samples_us"])
-    r = csv.writer(g); r.writerow(["run_id", "suite", "variant", "p50_us", "probe_us"])
+    r = csv.writer(g); r.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "p50_us", "probe_us", "oversub"])
     for i, k in enumerate(rows):
         if i == drop:
             continue
@@ -32,7 +34,7 @@ with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w
         base = 2.0 + i
         v = sorted(base * scale * rnd.lognormvariate(0, 0.05) for _ in range(400))
         w.writerow(["run"] + list(k) + [len(v), " ".join("%.4f" % x for x in v)])
-        r.writerow(["run", k[0], k[1], "%.4f" % v[200], probe])
+        r.writerow(["run"] + list(k) + ["%.4f" % v[200], probe, 1 if i == over else 0])
 PYEOF
 }
 mk "$tmp/base" 1 1 1 0.1
@@ -62,6 +64,14 @@ assert len(t.findall('testcase/failure')) == 1
 "$IBCHAR" compare "$tmp/base" "$tmp/far" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q 'slower with the placement' "$tmp/out" && grep -q 'probe 0.100 -> 0.200' "$tmp/out"
 ok $? "NEW on a 2x slower placement: 25% slower rows are placement, not regressions (exit $rc)"
+mk "$tmp/obase" 1 1 1 0.1 -1 1
+mk "$tmp/oshift" 3 1.2 1 0.1 -1 1
+"$IBCHAR" compare "$tmp/obase" "$tmp/oshift" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^ok 2 - barrier rgm .*slower 1\.[12][0-9]*x .*oversubscribed: advisory' "$tmp/out"
+ok $? "an oversubscribed row 20% slower: reported as advisory, exit 0 (exit $rc)"
+"$IBCHAR" compare --strict "$tmp/obase" "$tmp/oshift" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower.*oversubscribed$' "$tmp/out"
+ok $? "... and with --strict it fails (exit $rc)"
 "$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
 "$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
