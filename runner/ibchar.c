@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
+#include "harness/accept.h"
 #include "harness/compare.h"
 #include "harness/harness.h"
 #include "harness/plot.h"
@@ -10,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static const struct ibc_opt main_opts[] = { IBC_OPT_END };
 static const struct ibc_opt_spec main_spec = {
@@ -23,6 +25,8 @@ static const struct ibc_opt_spec main_spec = {
 		  "  model DIR            the LoP closed loop: DIR's fitted logp model predicts its\n"
 		  "                       barrier and all-to-all rows, and extrapolates them\n"
 		  "  plot DIR             draw the figures of the suites found in DIR/results.csv\n"
+		  "  accept --spec F [DIR] acceptance thresholds: run the spec's suites (or read\n"
+		  "                       DIR) and check them (TAP; --junit FILE)\n"
 		  "  compare BASE NEW     noise-aware regression verdicts between two results\n"
 		  "                       directories (TAP; --junit FILE)\n"
 		  "Run 'ibchar COMMAND --help' for a command's options.",
@@ -116,6 +120,63 @@ static const struct ibc_opt_spec model_spec = {
 		   "bad arguments, 1 when there is no fit or nothing to predict.",
 	.opts = model_opts,
 };
+
+static const char *acc_spec, *acc_junit, *acc_out;
+static int acc_dry;
+static const struct ibc_opt accept_opts[] = {
+	{ .name = "spec", .type = IBC_OPT_STRING, .dest = &acc_spec, .metavar = "FILE",
+	  .help = "the acceptance spec (required; see README: Acceptance)" },
+	{ .name = "junit", .type = IBC_OPT_STRING, .dest = &acc_junit, .metavar = "FILE",
+	  .help = "also write the verdicts as JUnit XML" },
+	{ .name = "out", .short_name = 'o', .type = IBC_OPT_STRING, .dest = &acc_out, .metavar = "DIR",
+	  .help = "where the spec's runs write (default results/accept-<UTC timestamp>)" },
+	{ .name = "dry-run", .type = IBC_OPT_FLAG, .dest = &acc_dry,
+	  .help = "parse the spec and list its checks; run and check nothing" },
+	IBC_OPT_END
+};
+static const struct ibc_opt_spec accept_spec = {
+	.prog = "ibchar accept",
+	.synopsis = "--spec FILE [OPTIONS] [DIR]",
+	.summary = "Acceptance testing: without DIR, runs the spec's `run` lines (ibchar run ARGS) "
+		   "into one results directory; then checks every `check` line against the rows "
+		   "(absolute, or relative to the placement probe, to another impl or variant of "
+		   "the same point, or to another suite's row at a size).  TAP on stdout; a check "
+		   "that matches no row fails.  Exit 0 when every check holds, 1 otherwise, 2 for "
+		   "a bad spec or DIR.",
+	.opts = accept_opts,
+};
+
+static int cmd_accept(int argc, char **argv, const char *bindir)
+{
+	struct ibc_accept_opts ao = { .bindir = bindir };
+	char dir[256];
+	int first, rc = ibc_opt_parse(&accept_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (acc_spec == NULL || argc - first > 1) {
+		fprintf(stderr, "ibchar accept: --spec FILE and at most one results directory\n"
+			"Try 'ibchar accept --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	if (argc - first == 1) {
+		ao.dir = argv[first];
+	} else {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(dir, sizeof(dir), "results/accept-%Y%m%dT%H%M%SZ", &tm);
+		ao.dir = acc_out != NULL ? acc_out : dir;
+		ao.run = 1;
+	}
+	ao.spec = acc_spec;
+	ao.junit = acc_junit;
+	ao.dry_run = acc_dry;
+	return ibc_harness_accept(&ao);
+}
 
 static const char *cmp_junit;
 static double cmp_min_effect = -1, cmp_alpha = 0.01;
@@ -246,7 +307,7 @@ int main(int argc, char **argv)
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
 	if (first >= argc) {
-		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, compare)\nTry 'ibchar --help'.\n");
+		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, accept, compare)\nTry 'ibchar --help'.\n");
 		return 2;
 	}
 	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
@@ -260,10 +321,12 @@ int main(int argc, char **argv)
 		rc = cmd_model(argc - first, argv + first);
 	else if (strcmp(argv[first], "plot") == 0)
 		rc = cmd_plot(argc - first, argv + first, bindir);
+	else if (strcmp(argv[first], "accept") == 0)
+		rc = cmd_accept(argc - first, argv + first, bindir);
 	else if (strcmp(argv[first], "compare") == 0)
 		rc = cmd_compare(argc - first, argv + first);
 	else {
-		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, compare)\nTry 'ibchar --help'.\n", argv[first]);
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, accept, compare)\nTry 'ibchar --help'.\n", argv[first]);
 		return 2;
 	}
 	return ibc_status_exit_code(rc);
