@@ -298,6 +298,19 @@ static void junit_write(FILE *f, const struct verdict *v, size_t n, size_t nfail
 	fputs("</testsuite>\n", f);
 }
 
+/* A spec line without its comment, newline and leading blanks. */
+static char *spec_line(char *line)
+{
+	char *hash = strchr(line, '#');
+
+	if (hash != NULL)
+		*hash = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
 int ibc_harness_accept(const struct ibc_accept_opts *o)
 {
 	struct check *cs = NULL;
@@ -314,14 +327,9 @@ int ibc_harness_accept(const struct ibc_accept_opts *o)
 	}
 	/* parse everything before running anything */
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char *s = line, *hash = strchr(line, '#');
+		char *s = spec_line(line);
 
 		ln++;
-		if (hash != NULL)
-			*hash = '\0';
-		s[strcspn(s, "\r\n")] = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
 		if (*s == '\0' || strncmp(s, "run ", 4) == 0 || strcmp(s, "run") == 0)
 			continue;
 		if (strncmp(s, "check ", 6) != 0) {
@@ -358,14 +366,9 @@ int ibc_harness_accept(const struct ibc_accept_opts *o)
 		if ((rc = ibc_fs_mkdir_p(o->dir)) != IBC_OK)
 			goto out;
 		while (rc == IBC_OK && fgets(line, sizeof(line), f) != NULL) {
-			char *s = line, *hash = strchr(line, '#');
+			char *s = spec_line(line);
 
 			ln++;
-			if (hash != NULL)
-				*hash = '\0';
-			s[strcspn(s, "\r\n")] = '\0';
-			while (*s == ' ' || *s == '\t')
-				s++;
 			if (strncmp(s, "run ", 4) == 0)
 				rc = run_line(o, s + 4, ln);
 		}
