@@ -1,5 +1,6 @@
 /* ibchar accept: see accept.h. */
 #include "harness/accept.h"
+#include "harness/junit.h"
 #include "core/csv.h"
 #include "core/fs.h"
 #include "core/opt.h"
@@ -276,28 +277,6 @@ static int run_line(const struct ibc_accept_opts *o, char *args, int line)
 	return IBC_OK;
 }
 
-static void junit_write(FILE *f, const struct verdict *v, size_t n, size_t nfail)
-{
-	size_t i;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"ibchar accept\" tests=\"%zu\" "
-		"failures=\"%zu\">\n", n, nfail);
-	for (i = 0; i < n; i++) {
-		const char *p;
-
-		fputs("  <testcase classname=\"ibchar.accept\" name=\"", f);
-		for (p = v[i].name; *p; p++)
-			fputs(*p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '"' ? "&quot;" :
-			      (char[2]){ *p, 0 }, f);
-		fputs(v[i].ok ? "\"><system-out>" : "\"><failure message=\"", f);
-		for (p = v[i].text; *p; p++)
-			fputs(*p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '"' ? "&quot;" :
-			      (char[2]){ *p, 0 }, f);
-		fputs(v[i].ok ? "</system-out></testcase>\n" : "\"/></testcase>\n", f);
-	}
-	fputs("</testsuite>\n", f);
-}
-
 /* A spec line without its comment, newline and leading blanks. */
 static char *spec_line(char *line)
 {
@@ -440,16 +419,16 @@ int ibc_harness_accept(const struct ibc_accept_opts *o)
 	}
 	printf("# %zu checks from %zu lines of %s: %zu failed\n", nv, nc, o->spec, nfail);
 	if (o->junit != NULL) {
-		FILE *j = fopen(o->junit, "w");
+		struct ibc_junit_case *jc = calloc(nv + 1, sizeof(*jc));
 
-		if (j == NULL) {
-			fprintf(stderr, "ibchar accept: cannot write %s\n", o->junit);
-			rc = IBC_ERR_IO;
+		if (jc == NULL) {
+			rc = IBC_ERR_NOMEM;
 			goto out;
 		}
-		junit_write(j, vd, nv, nfail);
-		if (fclose(j) != 0)
-			rc = IBC_ERR_IO;
+		for (i = 0; i < nv; i++)
+			jc[i] = (struct ibc_junit_case){ vd[i].name, vd[i].text, vd[i].ok };
+		rc = ibc_harness_junit_write(o->junit, "ibchar accept", jc, nv);
+		free(jc);
 	}
 	if (rc == IBC_OK && nfail > 0)
 		rc = IBC_ERR_REMOTE;

@@ -1,5 +1,6 @@
 /* ibchar compare: see compare.h. */
 #include "harness/compare.h"
+#include "harness/junit.h"
 #include "core/csv.h"
 #include "core/stats.h"
 #include "core/status.h"
@@ -175,19 +176,6 @@ static int cset_load(const char *dir, struct cset *c)
 	return IBC_OK;
 }
 
-static void xml_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 struct verdict {
 	const char *label;
 	int fail;
@@ -338,33 +326,16 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	       "(advisory), %zu missing, %zu unchanged or not compared\n", nv, nslow, nfast, nplace, nadv, nmiss,
 	       nv - nslow - nfast - nplace - nadv - nmiss);
 	if (o->junit != NULL) {
-		FILE *f = fopen(o->junit, "w");
+		struct ibc_junit_case *jc = calloc(nv + 1, sizeof(*jc));
 
-		if (f == NULL) {
-			fprintf(stderr, "ibchar compare: cannot write %s\n", o->junit);
-			rc = IBC_ERR_IO;
+		if (jc == NULL) {
+			rc = IBC_ERR_NOMEM;
 			goto out;
 		}
-		fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"ibchar compare\" tests=\"%zu\" "
-			"failures=\"%zu\">\n", nv, nfail);
-		for (i = 0; i < nv; i++) {
-			fputs("  <testcase classname=\"ibchar.compare\" name=\"", f);
-			xml_escape(f, vd[i].label);
-			fputs("\">", f);
-			if (vd[i].fail) {
-				fputs("<failure message=\"", f);
-				xml_escape(f, vd[i].text);
-				fputs("\"/>", f);
-			} else {
-				fputs("<system-out>", f);
-				xml_escape(f, vd[i].text);
-				fputs("</system-out>", f);
-			}
-			fputs("</testcase>\n", f);
-		}
-		fputs("</testsuite>\n", f);
-		if (fclose(f) != 0)
-			rc = IBC_ERR_IO;
+		for (i = 0; i < nv; i++)
+			jc[i] = (struct ibc_junit_case){ vd[i].label, vd[i].text, !vd[i].fail };
+		rc = ibc_harness_junit_write(o->junit, "ibchar compare", jc, nv);
+		free(jc);
 	}
 	if (rc == IBC_OK && nfail > 0)
 		rc = IBC_ERR_REMOTE;
