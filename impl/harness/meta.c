@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,31 +42,34 @@ static void meta_add(struct meta *m, const char *key, const char *fmt, ...)
 	m->n++;
 }
 
-/* first line of a command's output, or "" */
-static void cmd_line(const char *cmd, char *buf, size_t cap)
+int ibc_harness_cmd_line(const char *cmd, char *buf, size_t cap)
 {
 	FILE *f = popen(cmd, "r");
 	size_t len;
+	int st;
 
 	buf[0] = '\0';
 	if (f == NULL)
-		return;
+		return -1;
 	if (fgets(buf, (int)cap, f) == NULL)
 		buf[0] = '\0';
-	pclose(f);
+	while (fgetc(f) != EOF) /* the rest, so the command is not cut off by a closed pipe */
+		;
+	st = pclose(f);
 	len = strlen(buf);
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		buf[--len] = '\0';
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 void ibc_harness_rdma_core_version(char *buf, size_t cap, const char **source)
 {
-	cmd_line("dpkg-query -W -f '${Version}' libibverbs1 2>/dev/null", buf, cap);
+	ibc_harness_cmd_line("dpkg-query -W -f '${Version}' libibverbs1 2>/dev/null", buf, cap);
 	if (buf[0] != '\0') {
 		*source = "dpkg-query libibverbs1";
 		return;
 	}
-	cmd_line("pkg-config --modversion libibverbs 2>/dev/null", buf, cap);
+	ibc_harness_cmd_line("pkg-config --modversion libibverbs 2>/dev/null", buf, cap);
 	if (buf[0] != '\0') {
 		*source = "pkg-config libibverbs";
 		return;

@@ -20,6 +20,9 @@ struct ibc_harness_meta_in {
 int ibc_harness_meta_write(const struct ibc_harness_meta_in *in);
 int ibc_harness_meta_append_double(const char *path, const char *key, double v);
 int ibc_harness_meta_append(const char *path, const char *key, const char *v);
+/* The first line of a shell command's output in buf (newline removed; ""
+ * when none); returns its exit status, -1 when it could not run. */
+int ibc_harness_cmd_line(const char *cmd, char *buf, size_t cap);
 /* rdma-core's version and where it came from (dpkg-query, else pkg-config). */
 void ibc_harness_rdma_core_version(char *buf, size_t cap, const char **source);
 

@@ -92,22 +92,6 @@ static void say(const struct ls *ls, const char *fmt, ...)
 	fflush(stdout);
 }
 
-static int cmd_out(const char *cmd, char *buf, size_t cap)
-{
-	FILE *f = popen(cmd, "r");
-	size_t n;
-	int st;
-
-	buf[0] = '\0';
-	if (f == NULL)
-		return -1;
-	n = fread(buf, 1, cap - 1, f);
-	buf[n] = '\0';
-	st = pclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static struct point *point_get(struct ls *ls, const char *variant, int hosts, int ppn, int mult)
 {
 	struct point *p;
@@ -386,7 +370,7 @@ static void specs_setup(struct ls *ls)
 			spec_parse(o->launchers.v[i], &ls->spec[n++]);
 	ls->nspec = n;
 	if (ibc_harness_avail_program("srun", ls->srun, sizeof(ls->srun)) &&
-	    cmd_out("sinfo -h -o %D 2>/dev/null", buf, sizeof(buf)) == 0)
+	    ibc_harness_cmd_line("sinfo -h -o %D 2>/dev/null", buf, sizeof(buf)) == 0)
 		ls->slurm_nodes = atoi(buf);
 	for (i = 0; i < n; i++) {
 		struct lspec *s = &ls->spec[i];
@@ -624,7 +608,7 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 	}
 }
 
-static pid_t spawn_job(const struct ls *ls, char **argv, const char *log)
+static pid_t spawn_job(char **argv, const char *log)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -646,7 +630,6 @@ static pid_t spawn_job(const struct ls *ls, char **argv, const char *log)
 		ibc_error("launch: cannot run %s: %s", argv[0], strerror(err));
 		return -1;
 	}
-	(void)ls;
 	return pid;
 }
 
@@ -727,7 +710,7 @@ static int job_do(struct ls *ls, const struct jobspec *js, struct result *res)
 	}
 	ls->jobs++;
 	t0 = ibc_launch_stamp_now();
-	pid = spawn_job(ls, j.argv, log);
+	pid = spawn_job(j.argv, log);
 	if (pid < 0)
 		return IBC_ERR_SYS;
 	code = wait_job(pid, ls->o->timeout_s, &t1);
@@ -1359,7 +1342,7 @@ static void meta_add(const struct ls *ls)
 
 	snprintf(path, sizeof(path), "%s/meta.csv", ls->o->out);
 	ibc_harness_meta_append(path, "run_id", ls->o->run_id);
-	if (cmd_out("uname -srm", buf, sizeof(buf)) == 0)
+	if (ibc_harness_cmd_line("uname -srm", buf, sizeof(buf)) == 0)
 		ibc_harness_meta_append(path, "kernel", buf);
 	if (gethostname(buf, sizeof(buf)) == 0)
 		ibc_harness_meta_append(path, "host", buf);
@@ -1369,12 +1352,12 @@ static void meta_add(const struct ls *ls)
 	ibc_harness_meta_append(path, "launch_testhosts", ls->testhosts ? "1" : "0");
 	if (ls->iface[0] != '\0')
 		ibc_harness_meta_append(path, "launch_iface", ls->iface);
-	if (ls->mpirun[0][0] != '\0' && cmd_out("mpirun.mpich --version 2>&1 | grep -m1 Version", buf,
+	if (ls->mpirun[0][0] != '\0' && ibc_harness_cmd_line("mpirun.mpich --version 2>&1 | grep -m1 Version", buf,
 						  sizeof(buf)) == 0)
 		ibc_harness_meta_append(path, "mpich_hydra", buf);
-	if (ls->mpirun[1][0] != '\0' && cmd_out("mpirun.openmpi --version 2>&1 | head -1", buf, sizeof(buf)) == 0)
+	if (ls->mpirun[1][0] != '\0' && ibc_harness_cmd_line("mpirun.openmpi --version 2>&1 | head -1", buf, sizeof(buf)) == 0)
 		ibc_harness_meta_append(path, "openmpi_mpirun", buf);
-	if (ls->srun[0] != '\0' && cmd_out("srun --version 2>&1", buf, sizeof(buf)) == 0)
+	if (ls->srun[0] != '\0' && ibc_harness_cmd_line("srun --version 2>&1", buf, sizeof(buf)) == 0)
 		ibc_harness_meta_append(path, "slurm", buf);
 }
 
