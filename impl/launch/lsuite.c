@@ -1,5 +1,5 @@
 /* The launch suite: see lsuite.h. */
-#include "launch/lsuite.h"
+#include "launch/lsuite_priv.h"
 #include "launch/cache.h"
 #include "launch/stamp.h"
 #include "launch/tree.h"
@@ -33,54 +33,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define ARGS_MAX 48
-#define MAX_HOSTS 4096
-#define LRU_STAGES 2          /* hcmab-lru's bound: two stages' entries per process */
-#define ENTRY_BYTES_EST 160   /* a stage's entry in an agent cache: key + 64 B + overhead */
-
-enum lkind { L_TREE, L_FLAT, L_MPICH, L_OPENMPI, L_SRUN, L_SRUN_PMIX };
-enum lprog { P_TRUE, P_PMI, P_HELLO, P_MAX_ };
-static const char *const prog_names[] = { "true", "pmi", "hello" };
-
-struct lspec {
-	char name[32];
-	enum lkind kind;
-	int degree;    /* 0: auto */
-	int max_conn;  /* 0: default */
-	const char *impl;
-	char why[160]; /* why it cannot run here, empty when it can */
-};
-
-struct point {
-	char variant[64], extra[512];
-	int hosts, ppn, mult, nodes, ranks;
-	long long fanin;
-	double *s;
-	size_t n, cap;
-};
-
-struct ls {
-	const struct ibc_lsuite_opts *o;
-	struct lspec spec[16];
-	int nspec;
-	int progs[P_MAX_];
-	char **hostnames;
-	int nhosts_avail;
-	int testhosts;            /* hosts are netns test hosts */
-	const char *rsh;
-	char dir[4200];           /* OUT/.launch: stamp files, logs, the rsh wrapper */
-	char wrapper[4300], iface[IF_NAMESIZE + 1], cidr[96];
-	char launch[4200], probe[4200], hello[2][4200], mpirun[2][4200], srun[4200];
-	int slurm_nodes;
-	struct ibc_csv_writer *rows;
-	struct point *pts;
-	size_t npts, cappts;
-	int failed, jobs;
-};
+const char *const ibc_lsuite_prog_names[] = { "true", "pmi", "hello" };
 
 /* ------------------------------------------------------------- helpers ---- */
-static void say(const struct ls *ls, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const struct ls *ls, const char *fmt, ...)
+void ibc_lsuite_say(const struct ls *ls, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -401,363 +357,8 @@ static void specs_setup(struct ls *ls)
 			break;
 		}
 		if (s->why[0] != '\0')
-			say(ls, "launch: %s skipped: %s\n", s->name, s->why);
+			ibc_lsuite_say(ls, "launch: %s skipped: %s\n", s->name, s->why);
 	}
-}
-
-/* --------------------------------------------------------------- a job ---- */
-struct job {
-	char *argv[ARGS_MAX + 1];
-	char store[ARGS_MAX][256];
-	int argc;
-};
-
-static void job_arg(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void job_arg(struct job *j, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (j->argc >= ARGS_MAX)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(j->store[j->argc], sizeof(j->store[0]), fmt, ap);
-	va_end(ap);
-	j->argv[j->argc] = j->store[j->argc];
-	j->argv[++j->argc] = NULL;
-}
-
-/* An argument that outlives the job's build (no copy, any length). */
-static void job_arg_ref(struct job *j, char *arg)
-{
-	if (j->argc >= ARGS_MAX)
-		return;
-	j->argv[j->argc] = arg;
-	j->argv[++j->argc] = NULL;
-}
-
-/* The host list: each of the first h hosts m times (m agents per host). */
-static void host_list(const struct ls *ls, int h, int m, int slots, char *buf, size_t cap)
-{
-	size_t used = 0;
-	int i, r;
-
-	buf[0] = '\0';
-	for (i = 0; i < h; i++)
-		for (r = 0; r < m; r++) {
-			if (slots > 0)
-				used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, "%s%s:%d",
-							 used ? "," : "", ls->hostnames[i], slots);
-			else
-				used += (size_t)snprintf(buf + used, cap > used ? cap - used : 0, "%s%s",
-							 used ? "," : "", ls->hostnames[i]);
-		}
-}
-
-struct jobspec {
-	const struct lspec *s;
-	enum lprog prog;
-	int h, c, m;
-	const char *cache;   /* tree only; NULL: default */
-	const char *pattern; /* pmi: ring or allgather */
-	long stages;
-	const char *stats;   /* --stats-csv path or NULL */
-};
-
-static void job_build(const struct ls *ls, const struct jobspec *js, const char *stamp, struct job *j)
-{
-	static char hosts[MAX_HOSTS * 24];
-	const struct lspec *s = js->s;
-	int np = js->h * js->c * js->m, local = strcmp(ls->rsh, "local") == 0;
-	int mpi = s->kind == L_OPENMPI || s->kind == L_SRUN_PMIX;
-	char stages[16];
-
-	j->argc = 0;
-	switch (s->kind) {
-	case L_TREE:
-	case L_FLAT:
-		job_arg(j, "%s", ls->launch);
-		job_arg(j, "-n");
-		job_arg(j, "%d", np);
-		if (!(local && js->h * js->m == 1)) {
-			host_list(ls, js->h, js->m, 0, hosts, sizeof(hosts));
-			job_arg(j, "--hosts");
-			job_arg_ref(j, hosts);
-			job_arg(j, "--ppn");
-			job_arg(j, "%d", js->c);
-		}
-		job_arg(j, "--rsh");
-		if (ls->o->rsh_delay_ms > 0 && ls->wrapper[0] != '\0')
-			job_arg(j, "%s {host}", ls->wrapper);
-		else
-			job_arg(j, "%s", ls->rsh);
-		job_arg(j, "--timeout");
-		job_arg(j, "%ld", ls->o->timeout_s);
-		if (s->kind == L_FLAT) {
-			job_arg(j, "--mode");
-			job_arg(j, "flat");
-		}
-		if (s->degree > 0) {
-			job_arg(j, "--degree");
-			job_arg(j, "%d", s->degree);
-		}
-		if (s->max_conn > 0) {
-			job_arg(j, "--max-conn");
-			job_arg(j, "%d", s->max_conn);
-		}
-		if (js->cache != NULL) {
-			job_arg(j, "--cache");
-			job_arg(j, "%s", js->cache);
-			if (strcmp(js->cache, "hcmab-lru") == 0) {
-				job_arg(j, "--cache-bytes");
-				job_arg(j, "%d", np * LRU_STAGES * ENTRY_BYTES_EST);
-			}
-		}
-		if (js->stats != NULL) {
-			job_arg(j, "--stats-csv");
-			job_arg(j, "%s", js->stats);
-		}
-		job_arg(j, "--");
-		break;
-	case L_MPICH:
-		job_arg(j, "%s", ls->mpirun[0]);
-		job_arg(j, "-n");
-		job_arg(j, "%d", np);
-		if (!local) {
-			host_list(ls, js->h, 1, 0, hosts, sizeof(hosts));
-			job_arg(j, "-ppn");
-			job_arg(j, "%d", js->c);
-			job_arg(j, "-hosts");
-			job_arg_ref(j, hosts);
-			if (ls->wrapper[0] != '\0') {
-				job_arg(j, "-launcher");
-				job_arg(j, "rsh");
-				job_arg(j, "-launcher-exec");
-				job_arg(j, "%s", ls->wrapper);
-			}
-			if (ls->iface[0] != '\0') {
-				job_arg(j, "-iface");
-				job_arg(j, "%s", ls->iface);
-			}
-		}
-		break;
-	case L_OPENMPI: {
-		struct ibc_topo_info ti;
-
-		job_arg(j, "%s", ls->mpirun[1]);
-		job_arg(j, "-n");
-		job_arg(j, "%d", np);
-		if (!local) {
-			host_list(ls, js->h, 1, js->c, hosts, sizeof(hosts));
-			job_arg(j, "--host");
-			job_arg_ref(j, hosts);
-			if (ls->wrapper[0] != '\0') {
-				job_arg(j, "--mca");
-				job_arg(j, "plm_rsh_agent");
-				job_arg(j, "%s", ls->wrapper);
-			}
-			if (ls->cidr[0] != '\0') {
-				job_arg(j, "--mca");
-				job_arg(j, "oob_tcp_if_include");
-				job_arg(j, "%s", ls->cidr);
-				job_arg(j, "--mca");
-				job_arg(j, "btl_tcp_if_include");
-				job_arg(j, "%s", ls->cidr);
-			}
-		}
-		if (ls->testhosts) {
-			/* several orteds on one machine race in hwloc_shmem_topology_write
-			 * (a segfault in about 1 job of 6); one per node on a cluster */
-			job_arg(j, "--mca");
-			job_arg(j, "rtc");
-			job_arg(j, "^hwloc");
-		}
-		if (ibc_topo_query(&ti) != IBC_OK || js->c > ti.allowed_pus || local)
-			job_arg(j, "--oversubscribe");
-		break;
-	}
-	case L_SRUN:
-	case L_SRUN_PMIX:
-		job_arg(j, "%s", ls->srun);
-		job_arg(j, "-N");
-		job_arg(j, "%d", js->h);
-		job_arg(j, "-n");
-		job_arg(j, "%d", np);
-		job_arg(j, "--ntasks-per-node=%d", js->c);
-		job_arg(j, "--mpi=%s", s->kind == L_SRUN_PMIX ? "pmix" : "pmi2");
-		job_arg(j, "--time=%ld", (ls->o->timeout_s + 59) / 60);
-		break;
-	}
-	switch (js->prog) {
-	case P_TRUE:
-	case P_PMI:
-		job_arg(j, "%s", ls->probe);
-		job_arg(j, "%s", stamp);
-		if (js->prog == P_TRUE) {
-			job_arg(j, "true");
-		} else {
-			snprintf(stages, sizeof(stages), "%ld", js->stages);
-			job_arg(j, "pmi");
-			job_arg(j, "%s", js->pattern);
-			job_arg(j, "%s", stages);
-		}
-		break;
-	default:
-		job_arg(j, "%s", ls->hello[mpi]);
-		job_arg(j, "%s", stamp);
-		break;
-	}
-}
-
-static pid_t spawn_job(char **argv, const char *log)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	extern char **environ;
-	pid_t pid = -1;
-	int err;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-	err = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (err != 0) {
-		ibc_error("launch: cannot run %s: %s", argv[0], strerror(err));
-		return -1;
-	}
-	return pid;
-}
-
-/* Waits for pid up to timeout_s (then the process group is killed): the
- * exit status (128+N for a signal, 124 for the timeout) and the instant. */
-static int wait_job(pid_t pid, long timeout_s, int64_t *t_exit)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0, timed_out = 0;
-
-	if (pfd >= 0) {
-		struct pollfd p = { .fd = pfd, .events = POLLIN };
-		int r;
-
-		do
-			r = poll(&p, 1, timeout_s > 0 ? (int)(timeout_s * 1000) : -1);
-		while (r < 0 && errno == EINTR);
-		if (r == 0)
-			timed_out = 1;
-		close(pfd);
-	}
-	*t_exit = ibc_launch_stamp_now();
-	if (timed_out) {
-		kill(-pid, SIGTERM);
-		usleep(200000);
-		kill(-pid, SIGKILL);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (pfd < 0)
-		*t_exit = ibc_launch_stamp_now();
-	/* whatever the launcher left in its group goes too */
-	kill(-pid, SIGKILL);
-	if (timed_out)
-		return 124;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static void log_tail(const char *log)
-{
-	char line[512];
-	FILE *f = fopen(log, "r");
-	int n = 0;
-
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL && n++ < 6)
-		fprintf(stderr, "  | %s", line);
-	if (f != NULL)
-		fclose(f);
-}
-
-struct result {
-	double spawn_us, init_us, total_us;
-	double stage_us[IBC_LAUNCH_STAMP_STAGES];
-	int nstages;
-};
-
-/* Runs one job and checks it: every process stamped, and for pmi/hello each
- * knew the job's size and its own distinct rank (singletons are caught). */
-static int job_do(struct ls *ls, const struct jobspec *js, struct result *res)
-{
-	char stamp[4300], log[4300];
-	struct ibc_launch_stamp *st = NULL;
-	int np = js->h * js->c * js->m, code, i, rc = IBC_OK;
-	int64_t t0, t1, last_start = 0, last_init = 0;
-	unsigned char *seen = NULL;
-	struct job j;
-	size_t n = 0, k;
-	pid_t pid;
-
-	snprintf(stamp, sizeof(stamp), "%s/stamps", ls->dir);
-	snprintf(log, sizeof(log), "%s/job.log", ls->dir);
-	unlink(stamp);
-	job_build(ls, js, stamp, &j);
-	if (ibc_log_enabled(IBC_LOG_INFO)) {
-		fprintf(stderr, "launch: job");
-		for (i = 0; i < j.argc; i++)
-			fprintf(stderr, " %s", j.argv[i]);
-		fprintf(stderr, "\n");
-	}
-	ls->jobs++;
-	t0 = ibc_launch_stamp_now();
-	pid = spawn_job(j.argv, log);
-	if (pid < 0)
-		return IBC_ERR_SYS;
-	code = wait_job(pid, ls->o->timeout_s, &t1);
-	if (code != 0) {
-		fprintf(stderr, "launch: %s %s at %dx%d%s failed with exit %d%s; its output:\n", js->s->name,
-			prog_names[js->prog], js->h, js->c, js->m > 1 ? " (multiplied)" : "", code,
-			code == 124 ? " (timeout)" : "");
-		log_tail(log);
-		return IBC_ERR_REMOTE;
-	}
-	rc = ibc_launch_stamps_read(stamp, &st, &n);
-	if (rc != IBC_OK) {
-		fprintf(stderr, "launch: %s: unreadable stamp file %s\n", js->s->name, stamp);
-		return rc;
-	}
-	seen = calloc((size_t)np, 1);
-	if ((int)n != np) {
-		fprintf(stderr, "launch: %s %s: %zu of %d processes stamped\n", js->s->name, prog_names[js->prog], n,
-			np);
-		rc = IBC_ERR_REMOTE;
-	}
-	memset(res, 0, sizeof(*res));
-	for (k = 0; rc == IBC_OK && k < n; k++) {
-		if (js->prog != P_TRUE &&
-		    (st[k].size != np || st[k].rank < 0 || st[k].rank >= np || seen == NULL || seen[st[k].rank]++)) {
-			fprintf(stderr, "launch: %s %s: a process says rank %d of %d in a job of %d%s\n", js->s->name,
-				prog_names[js->prog], st[k].rank, st[k].size, np,
-				st[k].size == 1 ? ": singletons (the wrong --mpi plugin?)" : "");
-			rc = IBC_ERR_REMOTE;
-			break;
-		}
-		if (st[k].t_start > last_start)
-			last_start = st[k].t_start;
-		if (st[k].t_init > last_init)
-			last_init = st[k].t_init;
-		for (i = 0; i < st[k].nstages; i++)
-			if (st[k].stage[i] / 1e3 > res->stage_us[i])
-				res->stage_us[i] = (double)st[k].stage[i] / 1e3;
-		if (st[k].nstages > res->nstages)
-			res->nstages = st[k].nstages;
-	}
-	res->spawn_us = (double)(last_start - t0) / 1e3;
-	res->init_us = last_init > last_start ? (double)(last_init - last_start) / 1e3 : 0;
-	res->total_us = (double)(t1 - t0) / 1e3;
-	free(st);
-	free(seen);
-	return rc;
 }
 
 /* ------------------------------------------------------- agent counters ---- */
@@ -823,7 +424,7 @@ static int record_phase(struct ls *ls, const struct jobspec *js, const char *pha
 	char variant[64];
 	struct point *p;
 
-	snprintf(variant, sizeof(variant), "%s:%s:%s", s->name, prog_names[js->prog], phase);
+	snprintf(variant, sizeof(variant), "%s:%s:%s", s->name, ibc_lsuite_prog_names[js->prog], phase);
 	p = point_get(ls, variant, js->h, js->c, js->m);
 	if (p == NULL)
 		return IBC_ERR_NOMEM;
@@ -839,11 +440,11 @@ static int record_phase(struct ls *ls, const struct jobspec *js, const char *pha
 			p->fanin = k;
 			snprintf(p->extra, sizeof(p->extra),
 				 "kind=phase;launcher=%s;program=%s;phase=%s;hosts=%d;mult=%d;k=%lld;depth=%d;"
-				 "degree_rule=%s;max_conn=%d", s->name, prog_names[js->prog], phase, js->h, js->m, k,
+				 "degree_rule=%s;max_conn=%d", s->name, ibc_lsuite_prog_names[js->prog], phase, js->h, js->m, k,
 				 depth, rule, s->max_conn > 0 ? s->max_conn : IBC_LAUNCH_MAX_CONN_DEFAULT);
 		} else {
 			snprintf(p->extra, sizeof(p->extra), "kind=phase;launcher=%s;program=%s;phase=%s;hosts=%d;mult=%d",
-				 s->name, prog_names[js->prog], phase, strcmp(ls->rsh, "local") == 0 ? 1 : js->h,
+				 s->name, ibc_lsuite_prog_names[js->prog], phase, strcmp(ls->rsh, "local") == 0 ? 1 : js->h,
 				 js->m);
 		}
 		if (ls->o->rsh_delay_ms > 0)
@@ -900,7 +501,7 @@ static int cache_sweep(struct ls *ls, const struct lspec *tree, int h, int c, in
 				double med;
 				int k;
 
-				if (job_do(ls, &js, &res) != IBC_OK || stats_read(stats, &a) != IBC_OK) {
+				if (ibc_lsuite_job_do(ls, &js, &res) != IBC_OK || stats_read(stats, &a) != IBC_OK) {
 					ls->failed++;
 					continue;
 				}
@@ -1033,7 +634,7 @@ static void point_line(const struct ls *ls, int h, int c, int m)
 	char variant[64];
 	size_t i;
 
-	say(ls, "launch: %d hosts x %d%s (%d processes), p50 ms:", h, c, m > 1 ? " x mult" : "", h * c * m);
+	ibc_lsuite_say(ls, "launch: %d hosts x %d%s (%d processes), p50 ms:", h, c, m > 1 ? " x mult" : "", h * c * m);
 	for (i = 0; i < sizeof(show) / sizeof(show[0]); i++) {
 		double v;
 
@@ -1042,9 +643,9 @@ static void point_line(const struct ls *ls, int h, int c, int m)
 			variant[strlen(variant) - 6] = '\0';
 		v = point_p50(ls, variant, h, c, m);
 		if (!isnan(v))
-			say(ls, " %s %.2f", variant, v / 1e3);
+			ibc_lsuite_say(ls, " %s %.2f", variant, v / 1e3);
 	}
-	say(ls, "\n");
+	ibc_lsuite_say(ls, "\n");
 }
 
 /* Every trial: every launcher and program, then the cache policies. */
@@ -1072,7 +673,7 @@ static int run_point(struct ls *ls, int h, int c, int m)
 
 				if (!ls->progs[p] || !prog_ok(ls, s, (enum lprog)p, &(const char *){ NULL }))
 					continue;
-				if (job_do(ls, &js, &res) != IBC_OK) {
+				if (ibc_lsuite_job_do(ls, &js, &res) != IBC_OK) {
 					ls->failed++;
 					continue;
 				}
@@ -1097,7 +698,7 @@ static int run_point(struct ls *ls, int h, int c, int m)
 				struct point *pt;
 				int k;
 
-				if (job_do(ls, &js, &res) != IBC_OK) {
+				if (ibc_lsuite_job_do(ls, &js, &res) != IBC_OK) {
 					ls->failed++;
 					continue;
 				}
@@ -1132,208 +733,6 @@ static int run_point(struct ls *ls, int h, int c, int m)
 	}
 	point_line(ls, h, c, m);
 	return write_points(ls, h, c, m);
-}
-
-/* ------------------------------------------------------------- growth ---- */
-int ibc_lsuite_growth_fit(const double *x, const double *y, size_t n, struct ibc_lsuite_growth *g)
-{
-	double *lx, my = 0, sst = 0, ssl = 0, ssn = 0;
-	size_t i, distinct = 0;
-	int rc;
-
-	if (n < 3)
-		return IBC_ERR_INVAL;
-	for (i = 0; i < n; i++) {
-		if (!(x[i] > 0))
-			return IBC_ERR_INVAL;
-		if (i > 0 && x[i] != x[0])
-			distinct = 1;
-		my += y[i];
-	}
-	if (!distinct)
-		return IBC_ERR_INVAL;
-	lx = malloc(n * sizeof(*lx));
-	if (lx == NULL)
-		return IBC_ERR_NOMEM;
-	for (i = 0; i < n; i++)
-		lx[i] = log2(x[i]);
-	rc = ibc_stats_line_fit(lx, y, n, &g->log_a, &g->log_b, NULL);
-	if (rc == IBC_OK)
-		rc = ibc_stats_line_fit(x, y, n, &g->lin_a, &g->lin_b, NULL);
-	my /= (double)n;
-	for (i = 0; rc == IBC_OK && i < n; i++) {
-		double el = y[i] - (g->log_a + g->log_b * lx[i]), en = y[i] - (g->lin_a + g->lin_b * x[i]);
-
-		sst += (y[i] - my) * (y[i] - my);
-		ssl += el * el;
-		ssn += en * en;
-	}
-	free(lx);
-	if (rc != IBC_OK)
-		return rc;
-	g->log_r2 = sst > 0 ? 1 - ssl / sst : 1;
-	g->lin_r2 = sst > 0 ? 1 - ssn / sst : 1;
-	return IBC_OK;
-}
-
-/* For every phase variant at a fixed ppn and multiplier measured at three or
- * more agent counts: launch-growth.csv and a table. */
-static int growth_write(struct ls *ls)
-{
-	static const char *const cols[] = { "run_id", "variant", "ppn", "mult", "points", "nla_min", "nla_max",
-					    "log_a_us", "log_b_us", "log_r2", "lin_a_us", "lin_b_us", "lin_r2",
-					    "better" };
-	struct ibc_csv_writer *w = NULL;
-	char path[4400], f[12][48];
-	const char *fields[14];
-	size_t i, j;
-	int header = 0, rc = IBC_OK;
-
-	for (i = 0; i < ls->npts; i++) {
-		const struct point *p = &ls->pts[i];
-		double x[64], y[64];
-		struct ibc_lsuite_growth g;
-		size_t n = 0, k;
-		int dup = 0;
-
-		if (strncmp(p->variant, "cache:", 6) == 0)
-			continue;
-		for (j = 0; j < i; j++)
-			if (strcmp(ls->pts[j].variant, p->variant) == 0 && ls->pts[j].ppn == p->ppn &&
-			    ls->pts[j].mult == p->mult)
-				dup = 1;
-		if (dup)
-			continue;
-		for (j = i; j < ls->npts && n < 64; j++) {
-			const struct point *q = &ls->pts[j];
-			struct ibc_stats st;
-
-			if (strcmp(q->variant, p->variant) == 0 && q->ppn == p->ppn && q->mult == p->mult &&
-			    q->n > 0 && ibc_stats_compute(q->s, q->n, &st) == IBC_OK) {
-				x[n] = q->nodes;
-				y[n++] = st.p50;
-			}
-		}
-		if (ibc_lsuite_growth_fit(x, y, n, &g) != IBC_OK)
-			continue;
-		if (w == NULL) {
-			snprintf(path, sizeof(path), "%s/launch-growth.csv", ls->o->out);
-			rc = ibc_csv_writer_open(path, cols, 14, 1, &w);
-			if (rc != IBC_OK)
-				return rc;
-		}
-		if (!header++)
-			say(ls, "\nlaunch: growth with the number of node agents n (p50): y = a + b log2 n "
-				"against y = a + b n\n%-26s %4s %4s %9s %9s %7s %9s %7s %s\n", "variant", "ppn",
-			    "mult", "n", "b_log_ms", "R2_log", "b_lin_ms", "R2_lin", "better");
-		{
-			double lo = x[0], hi = x[0];
-
-			for (k = 1; k < n; k++) {
-				lo = x[k] < lo ? x[k] : lo;
-				hi = x[k] > hi ? x[k] : hi;
-			}
-			snprintf(f[0], 48, "%d", p->ppn);
-			snprintf(f[1], 48, "%d", p->mult);
-			snprintf(f[2], 48, "%zu", n);
-			snprintf(f[3], 48, "%.0f", lo);
-			snprintf(f[4], 48, "%.0f", hi);
-			snprintf(f[5], 48, "%.2f", g.log_a);
-			snprintf(f[6], 48, "%.2f", g.log_b);
-			snprintf(f[7], 48, "%.4f", g.log_r2);
-			snprintf(f[8], 48, "%.2f", g.lin_a);
-			snprintf(f[9], 48, "%.3f", g.lin_b);
-			snprintf(f[10], 48, "%.4f", g.lin_r2);
-			snprintf(f[11], 48, "%s", g.log_r2 >= g.lin_r2 ? "log" : "linear");
-			say(ls, "%-26s %4d %4d %4.0f..%-4.0f %9.3f %7.3f %9.4f %7.3f %s\n", p->variant, p->ppn, p->mult,
-			    lo, hi, g.log_b / 1e3, g.log_r2, g.lin_b / 1e3, g.lin_r2, f[11]);
-		}
-		fields[0] = ls->o->run_id;
-		fields[1] = p->variant;
-		for (k = 0; k < 12; k++)
-			fields[2 + k] = f[k];
-		if (ibc_csv_writer_row(w, fields) != IBC_OK)
-			rc = IBC_ERR_IO;
-	}
-	if (w != NULL && ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
-		rc = IBC_ERR_IO;
-	return rc;
-}
-
-/* Table 3.1 for the thesis' job sizes from the measured bytes per cached
- * entry (the largest point's hcs run): launch-memory.csv. */
-static int memory_table(struct ls *ls)
-{
-	static const char *const cols[] = { "run_id", "policy", "ranks", "pairs", "bytes_per_nla", "method",
-					    "entry_bytes", "bound_bytes" };
-	static const int sizes[] = { 64, 256, 1024, 4096, 16384, 65536 };
-	static const int pairs[] = { 1, 4, 16, 64 };
-	struct ibc_csv_table *t;
-	struct ibc_csv_writer *w;
-	char path[4400], f[5][48];
-	const char *fields[8];
-	double entry = 0, best = -1;
-	size_t r, si, pi, ci;
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/launch-cache.csv", ls->o->out);
-	if (access(path, R_OK) != 0 || ibc_csv_read(path, &t) != IBC_OK)
-		return IBC_OK;
-	for (r = 0; r + 1 < t->nrows; r++) {
-		double e = ibc_csv_num(t, r, "nla_entries_max"), mem = ibc_csv_num(t, r, "nla_mem_max");
-
-		if (strcmp(ibc_csv_cell(t, r, "run_id"), ls->o->run_id) == 0 &&
-		    strcmp(ibc_csv_cell(t, r, "policy"), "hcmab") == 0 && e > best && e > 0) {
-			best = e;
-			entry = mem / e;
-		}
-	}
-	ibc_csv_table_free(t);
-	if (entry <= 0)
-		return IBC_OK;
-	snprintf(path, sizeof(path), "%s/launch-memory.csv", ls->o->out);
-	rc = ibc_csv_writer_open(path, cols, 8, 1, &w);
-	if (rc != IBC_OK)
-		return rc;
-	say(ls, "\nlaunch: node-level cache memory (Table 3.1), computed from %.0f bytes per entry; "
-		"hcmab-lru bounded to %d stages (KiB per NLA, worst NLA)\n%-10s %6s", entry, LRU_STAGES,
-	    "policy", "pairs");
-	for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-		say(ls, " %9d", sizes[si]);
-	say(ls, "\n");
-	for (ci = 0; ibc_launch_cache_names[ci] != NULL; ci++) {
-		int lru = ci == IBC_LAUNCH_CACHE_HCMAB_LRU;
-
-		for (pi = 0; pi < sizeof(pairs) / sizeof(pairs[0]); pi++) {
-			say(ls, "%-10s %6d", ibc_launch_cache_names[ci], pairs[pi]);
-			for (si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
-				double all = (double)sizes[si] * pairs[pi] * entry;
-				double bound = (double)sizes[si] * LRU_STAGES * ENTRY_BYTES_EST;
-				double v = lru && all > bound ? bound : all;
-
-				snprintf(f[0], 48, "%d", sizes[si]);
-				snprintf(f[1], 48, "%d", pairs[pi]);
-				snprintf(f[2], 48, "%.0f", v);
-				snprintf(f[3], 48, "%.1f", entry);
-				snprintf(f[4], 48, "%.0f", lru ? bound : 0);
-				fields[0] = ls->o->run_id;
-				fields[1] = ibc_launch_cache_names[ci];
-				fields[2] = f[0];
-				fields[3] = f[1];
-				fields[4] = f[2];
-				fields[5] = "computed";
-				fields[6] = f[3];
-				fields[7] = lru ? f[4] : "";
-				if (ibc_csv_writer_row(w, fields) != IBC_OK)
-					rc = IBC_ERR_IO;
-				say(ls, " %9.0f", v / 1024);
-			}
-			say(ls, "\n");
-		}
-	}
-	if (ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
-		rc = IBC_ERR_IO;
-	return rc;
 }
 
 static void meta_add(const struct ls *ls)
@@ -1383,7 +782,7 @@ int ibc_lsuite_run(const struct ibc_lsuite_opts *o)
 			return IBC_ERR_INVAL;
 		}
 	for (i = 0; i < o->programs.n; i++) {
-		for (p = 0; p < P_MAX_ && strcmp(o->programs.v[i], prog_names[p]) != 0; p++)
+		for (p = 0; p < P_MAX_ && strcmp(o->programs.v[i], ibc_lsuite_prog_names[p]) != 0; p++)
 			;
 		if (p == P_MAX_) {
 			fprintf(stderr, "launch: unknown program '%s' (true, pmi, hello)\n", o->programs.v[i]);
@@ -1455,7 +854,7 @@ int ibc_lsuite_run(const struct ibc_lsuite_opts *o)
 
 		for (p = 0; p < P_MAX_; p++)
 			if (ls.spec[i].why[0] == '\0' && ls.progs[p] && !prog_ok(&ls, &ls.spec[i], (enum lprog)p, &why))
-				say(&ls, "launch: %s does not run %s: %s\n", ls.spec[i].name, prog_names[p], why);
+				ibc_lsuite_say(&ls, "launch: %s does not run %s: %s\n", ls.spec[i].name, ibc_lsuite_prog_names[p], why);
 	}
 	rc = ibc_harness_rows_writer_open(o->out, &ls.rows);
 	if (rc != IBC_OK)
@@ -1467,20 +866,20 @@ int ibc_lsuite_run(const struct ibc_lsuite_opts *o)
 				int h = (int)o->hosts.v[hi], c = (int)o->ppn.v[ci], m = (int)o->mult.v[mi];
 
 				if (m > 1)
-					say(&ls, "launch: %d node agents per host: tree and flat only (the mpiruns and "
+					ibc_lsuite_say(&ls, "launch: %d node agents per host: tree and flat only (the mpiruns and "
 						 "srun place one daemon per host)\n", m);
 				for (i = 0; i < (size_t)ls.nspec; i++)
 					if ((ls.spec[i].kind == L_SRUN || ls.spec[i].kind == L_SRUN_PMIX) &&
 					    ls.spec[i].why[0] == '\0' && h > ls.slurm_nodes)
-						say(&ls, "launch: %s skipped at %d hosts: Slurm has %d nodes\n",
+						ibc_lsuite_say(&ls, "launch: %s skipped at %d hosts: Slurm has %d nodes\n",
 						    ls.spec[i].name, h, ls.slurm_nodes);
 				rc = run_point(&ls, h, c, m);
 				if (rc != IBC_OK)
 					goto out;
 			}
-	rc = growth_write(&ls);
+	rc = ibc_lsuite_growth_write(&ls);
 	if (rc == IBC_OK)
-		rc = memory_table(&ls);
+		rc = ibc_lsuite_memory_table(&ls);
 	if (rc == IBC_OK && ls.failed > 0) {
 		fprintf(stderr, "launch: %d of %d jobs failed (their samples are missing)\n", ls.failed, ls.jobs);
 		rc = IBC_ERR_REMOTE;
