@@ -1,0 +1,37 @@
+/* A small table of text cells, built once and rendered as aligned text (the
+ * summaries on stdout) or as HTML (ibchar report).  A column has a heading
+ * and a text width (negative: left-aligned); cells are appended row by row. */
+#ifndef IBC_HARNESS_TABLE_H
+#define IBC_HARNESS_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct ibc_tab {
+	char *title;          /* "" for none */
+	size_t ncols, nrows;  /* nrows: rows started */
+	char **head;
+	int *width;
+	char **cell;          /* nrows * ncols; a cell not set is NULL ("") */
+	size_t cap, at;       /* rows allocated; cells set in the last row */
+};
+
+/* NULL when out of memory; title may be NULL */
+struct ibc_tab *ibc_tab_new(const char *title);
+/* before the first row */
+int ibc_tab_col(struct ibc_tab *t, const char *head, int width);
+int ibc_tab_row(struct ibc_tab *t);
+/* the next cell of the row begun last (cells past the last column are dropped) */
+int ibc_tab_cell(struct ibc_tab *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *ibc_tab_get(const struct ibc_tab *t, size_t row, size_t col);
+/* the title line (after a blank line) when there is one, the heading, the rows */
+void ibc_tab_text(FILE *f, const struct ibc_tab *t);
+/* <table> with a <caption> from the title; cells that read as numbers are
+ * right-aligned (class "n") */
+void ibc_tab_html(FILE *f, const struct ibc_tab *t);
+void ibc_tab_free(struct ibc_tab *t);
+
+/* s with &, <, >, " escaped */
+void ibc_html_puts(FILE *f, const char *s);
+
+#endif
