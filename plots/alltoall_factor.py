@@ -64,7 +64,8 @@ def main(argv):
     ibcplot.legend_with_oversub(axes[-1], any_over)
     fig.suptitle("All-to-all factor over MPI_Alltoall\n%s" % ibcplot.title_suffix(meta, rows),
                  fontsize=10)
-    ibcplot.save(fig, d, "alltoall_factor")
+    ibcplot.save(fig, d, "alltoall_factor",
+                 paper=("sur", "Figs. 14 and 16-17, as factors of improvement over the baselines"))
     return 0
 
 

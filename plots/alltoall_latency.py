@@ -78,7 +78,8 @@ def main(argv):
     ibcplot.legend_with_oversub(axes[-1], over)
     fig.suptitle("All-to-all (cf. Sur et al. Figs. 14-19)\n%s" % ibcplot.title_suffix(meta, rows),
                  fontsize=10)
-    ibcplot.save(fig, d, "alltoall_latency")
+    ibcplot.save(fig, d, "alltoall_latency",
+                 paper=("sur", "Figs. 14-19: all-to-all latency against the block size, and scalability"))
     return 0
 
 

@@ -101,7 +101,8 @@ def main(argv):
     right(axes[1], d)
     fig.suptitle("All-to-all cost models (Sur et al. eq. 1-4)\n%s"
                  % ibcplot.title_suffix(meta, rows), fontsize=10)
-    ibcplot.save(fig, d, "alltoall_model")
+    ibcplot.save(fig, d, "alltoall_model",
+                 paper=("sur", "the analysis (Eqs. 1-4) and Fig. 20's extrapolation"))
     return 0
 
 

@@ -93,7 +93,8 @@ def main(argv):
         panel(ax, rows, name, key, mpi_var, fb, meta)
     fig.suptitle("Factor of improvement of RPE/RDS/RGM (cf. Kini et al. Figs. 3b, 4)\n%s"
                  % ibcplot.title_suffix(meta, rows), fontsize=10)
-    ibcplot.save(fig, d, "barrier_factor")
+    ibcplot.save(fig, d, "barrier_factor",
+                 paper=("kini", "Figs. 3b and 4: factor of improvement of RPE, RDS and RGM"))
     return 0
 
 

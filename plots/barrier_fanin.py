@@ -21,7 +21,8 @@ def main(argv):
     if not rgm:
         ibcplot.message(ax, "no RGM rows with a fan-in in this run")
         ax.set_axis_off()
-        ibcplot.save(fig, d, "barrier_fanin")
+        ibcplot.save(fig, d, "barrier_fanin",
+                     paper=("kini", "section 5: RGM latency against the gather tree's fan-in (the paper picks l = 7)"))
         return 0
     multi = len({(r["run_id"], r["xport"]) for r in rgm}) > 1
     series = ibcplot.group_series(
@@ -43,7 +44,8 @@ def main(argv):
     ax.set_ylabel("RGM latency, median of slowest rank (µs)")
     ax.grid(True, which="both", alpha=0.3)
     ibcplot.legend_with_oversub(ax, any_over)
-    ibcplot.save(fig, d, "barrier_fanin")
+    ibcplot.save(fig, d, "barrier_fanin",
+                 paper=("kini", "section 5: RGM latency against the gather tree's fan-in (the paper picks l = 7)"))
     return 0
 
 

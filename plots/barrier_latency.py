@@ -49,7 +49,8 @@ def main(argv):
                  % ibcplot.title_suffix(meta, rows), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ibcplot.legend_with_oversub(ax, any_over)
-    ibcplot.save(fig, d, "barrier_latency")
+    ibcplot.save(fig, d, "barrier_latency",
+                 paper=("kini", "Fig. 3: barrier latency against the number of ranks"))
     return 0
 
 

@@ -31,7 +31,8 @@ def main(argv):
         for ax in axes:
             ibcplot.message(ax, "no %s" % os.path.basename(path))
             ax.set_axis_off()
-        ibcplot.save(fig, d, "channel_conn")
+        ibcplot.save(fig, d, "channel_conn",
+                     paper=("sridhar", "ch. 4, Table 4.1: QPs and queue memory per process, RC against XRC"))
         return 0
     for ax, key, scale, ylabel in ((axes[0], "qps_per_process", 1, "QPs per process"),
                                    (axes[1], "bytes_per_process", 1 / 2**20,
@@ -65,7 +66,8 @@ def main(argv):
     axes[1].set_title("memory of the queues per process", fontsize=10)
     fig.suptitle("Connection scaling, RC against XRC\n%s" % ibcplot.title_suffix(meta, rows),
                  fontsize=10)
-    ibcplot.save(fig, d, "channel_conn")
+    ibcplot.save(fig, d, "channel_conn",
+                 paper=("sridhar", "ch. 4, Table 4.1: QPs and queue memory per process, RC against XRC"))
     return 0
 
 

@@ -53,7 +53,8 @@ def main(argv):
     panel(axes[1], rows, "piggyback-bw", r"piggyback-bw(-l\d+k)?", "lazy",
           "piggyback: lazy tail-update threshold")
     fig.suptitle("Channel sweeps\n%s" % ibcplot.title_suffix(meta, rows), fontsize=10)
-    ibcplot.save(fig, d, "channel_sweep")
+    ibcplot.save(fig, d, "channel_sweep",
+                 paper=("liu", '"impact of pipelining chunk size on bandwidth" and the lazy tail-update threshold'))
     return 0
 
 

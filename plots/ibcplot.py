@@ -289,11 +289,45 @@ def save_data(fig, d, name):
     return p
 
 
-def save(fig, d, name):
+# The papers' testbeds, for the captions of reproduced figures (what differs
+# from the run is said by `ibchar report`, which reads the run's meta.csv).
+PAPERS = {
+    "kini": ("Kini et al. (barriers with RDMA and multicast)",
+             "8 and 16 nodes, dual 2.4 GHz Xeon, Mellanox InfiniHost MT23108 and Topspin "
+             "4X InfiniBand HCAs, Linux 2.4 (2003)"),
+    "sur": ("Sur et al. (all-to-all personalized exchange)",
+            "16 nodes, dual 2.4 and 3.0 GHz Xeon, Mellanox InfiniHost MT23108 4X HCAs, "
+            "InfiniScale 24-port switch, Linux 2.4"),
+    "liu": ("Liu et al. (the MPICH2 RDMA channel)",
+            "8 nodes, 2.4 GHz Xeon, Mellanox InfiniHost MT23108 4X HCAs, InfiniScale "
+            "MT43132 switch"),
+    "hoefler": ("Hoefler and Rehm (the LoP model)",
+                "64 nodes, 3 GHz Xeon, Mellanox MTPB 23108 HCAs, MTS 9600 switch"),
+    "sridhar": ("Sridhar's thesis (ScELA job start-up)",
+                "64 nodes x 8 cores (2.33 GHz Xeon Clovertown), Gigabit Ethernet for "
+                "launching; TACC Ranger for the largest runs"),
+}
+
+
+def save_caption(d, name, paper):
+    """Writes name.caption.txt (figure=..., testbed=...): the paper's figure
+    that name reproduces, and the paper's testbed."""
+    key, what = paper
+    cite, testbed = PAPERS[key]
+    p = os.path.join(d, "%s.caption.txt" % name)
+    with open(p, "w") as f:
+        f.write("figure=%s, %s\ntestbed=%s\n" % (cite, what, testbed))
+    return p
+
+
+def save(fig, d, name, paper=None):
     """Writes name.png, name.pdf and name.data.csv (save_data) into d and
-    prints the paths of the figures on stdout."""
+    prints the paths of the figures on stdout.  paper = (a key of PAPERS,
+    which figure it reproduces) also writes name.caption.txt."""
     fig.tight_layout()
     save_data(fig, d, name)
+    if paper is not None:
+        save_caption(d, name, paper)
     out = []
     for ext in ("png", "pdf"):
         p = os.path.join(d, "%s.%s" % (name, ext))

@@ -56,7 +56,8 @@ def main(argv):
             ibcplot.message(ax, "no cache rows (--caches none?)")
     fig.suptitle("Node-level caches of ibchar-launch\n%s" % ibcplot.title_suffix(meta, rows),
                  fontsize=10)
-    ibcplot.save(fig, d, "launch_cache")
+    ibcplot.save(fig, d, "launch_cache",
+                 paper=("sridhar", "Figs. 3.3 and 3.4: time per exchange stage with node-level caches"))
     return 0
 
 

@@ -71,7 +71,8 @@ def main(argv):
         ibcplot.message(ax, "no launch-memory.csv")
         ax.set_axis_off()
     fig.suptitle("Node-level cache memory\n%s" % ibcplot.title_suffix(meta, rows), fontsize=10)
-    ibcplot.save(fig, d, "launch_memory")
+    ibcplot.save(fig, d, "launch_memory",
+                 paper=("sridhar", "Table 3.1: node-level cache memory"))
     return 0
 
 

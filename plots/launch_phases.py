@@ -98,7 +98,8 @@ def main(argv):
         ibcplot.message(ax, "no `true` rows")
     fig.suptitle("Job start-up: spawn, init, total (thesis Figs. 2.5/2.6)\n%s"
                  % ibcplot.title_suffix(meta, rows), fontsize=10)
-    ibcplot.save(fig, d, "launch_phases")
+    ibcplot.save(fig, d, "launch_phases",
+                 paper=("sridhar", "Figs. 2.5 and 2.6: job start-up time, spawn and init phases"))
     return 0
 
 

@@ -150,7 +150,8 @@ def main(argv):
             "%d" % n if n is not None else "?",
             "%d" % nbytes if nbytes is not None else "?")
     fig.suptitle("%s\n%s" % (head, ibcplot.title_suffix(meta, rows)), fontsize=10)
-    ibcplot.save(fig, d, "logp_L")
+    ibcplot.save(fig, d, "logp_L",
+                 paper=("hoefler", "Fig. 5 (right): the latency L(p)"))
     return 0
 
 

@@ -260,7 +260,8 @@ def main(argv):
     legend(axes[1], pal, labels, same, any_over)
     fig.suptitle("The collectives by LoP (Hoefler & Rehm; L(p), o_s(p) of this run) and by LogGP "
                  "(PRTT)\n%s" % ibcplot.title_suffix(meta, rows), fontsize=10)
-    ibcplot.save(fig, d, "logp_model")
+    ibcplot.save(fig, d, "logp_model",
+                 paper=("hoefler", "the LoP model against measured collectives (section 4.4)"))
     return 0
 
 

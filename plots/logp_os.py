@@ -102,7 +102,8 @@ def main(argv):
         head = "LoP overheads o_s(p), o_r(p) at N = %d, %d B messages (cf. Hoefler & Rehm Fig. 5)" \
             % (n, nbytes)
     fig.suptitle("%s\n%s" % (head, ibcplot.title_suffix(meta, rows)), fontsize=10)
-    ibcplot.save(fig, d, "logp_os")
+    ibcplot.save(fig, d, "logp_os",
+                 paper=("hoefler", "Fig. 5 (left): the send and receive overheads o_s(p), o_r(p)"))
     return 0
 
 

@@ -117,7 +117,8 @@ def main(argv):
         head = "LoP RTT(p) per peer at N = %d, %d B messages (cf. Hoefler & Rehm Figs. 3, 4)" \
             % (n, nbytes)
     fig.suptitle("%s\n%s" % (head, ibcplot.title_suffix(meta, rows)), fontsize=10)
-    ibcplot.save(fig, d, "logp_rtt")
+    ibcplot.save(fig, d, "logp_rtt",
+                 paper=("hoefler", "Figs. 3 and 4: the round-trip time per peer RTT(p)"))
     return 0
 
 

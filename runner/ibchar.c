@@ -1,5 +1,6 @@
-/* ibchar: the command-line front end.  Subcommands: list, run, model, plot.  Each has
- * its own option table; the logic is in impl/harness/runner.c. */
+/* ibchar: the command-line front end.  Subcommands: list, run, model, plot,
+ * accept, compare, report.  Each has its own option table; the logic is in
+ * impl/harness (runner.c, and a file per command). */
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
@@ -7,6 +8,7 @@
 #include "harness/compare.h"
 #include "harness/harness.h"
 #include "harness/plot.h"
+#include "harness/report.h"
 #include "harness/runner.h"
 
 #include <stdio.h>
@@ -29,6 +31,8 @@ static const struct ibc_opt_spec main_spec = {
 		  "                       DIR) and check them (TAP; --junit FILE)\n"
 		  "  compare BASE NEW     noise-aware regression verdicts between two results\n"
 		  "                       directories (TAP; --junit FILE)\n"
+		  "  report DIR           one self-contained HTML page of DIR: provenance,\n"
+		  "                       figures with their papers' captions, tables, verdicts\n"
 		  "Run 'ibchar COMMAND --help' for a command's options.",
 	.stop_at_operand = 1,
 };
@@ -265,6 +269,67 @@ static int cmd_plot(int argc, char **argv, const char *bindir)
 	return ibc_harness_plot_run(&o);
 }
 
+static const char *rep_out;
+static struct ibc_opt_strlist rep_verdicts;
+static int rep_plot = -1, rep_no_plot;
+static const struct ibc_opt report_opts[] = {
+	{ .name = "out", .short_name = 'o', .type = IBC_OPT_STRING, .dest = &rep_out, .metavar = "FILE",
+	  .help = "where the page goes (default DIR/report.html)" },
+	{ .name = "verdicts", .type = IBC_OPT_APPEND, .dest = &rep_verdicts, .metavar = "FILE",
+	  .help = "the TAP output of ibchar accept or compare to show (repeatable; DIR's *.tap "
+		  "files are shown too)" },
+	{ .name = "plot", .type = IBC_OPT_FLAG, .dest = &rep_plot,
+	  .help = "draw the figures first (default: only when DIR has no PNG)" },
+	{ .name = "no-plot", .type = IBC_OPT_FLAG, .dest = &rep_no_plot,
+	  .help = "never draw: show the PNGs DIR has" },
+	IBC_OPT_END
+};
+static const struct ibc_opt_spec report_spec = {
+	.prog = "ibchar report",
+	.synopsis = "[OPTIONS] DIR",
+	.summary = "Writes one self-contained HTML file (no network: figures inlined as PNG "
+		   "data, no script) for the results directory DIR: the provenance from meta.csv "
+		   "(host, kernel, device, MPI, git revision, placement probe, sync method and its "
+		   "error), the verdicts of accept and compare when given, and per suite its "
+		   "figures (a reproduced paper figure captioned with the paper's figure and "
+		   "testbed against this run's) and its summary tables (medians, factors against "
+		   "the host MPI, a model's predicted against measured).  The figures are drawn by "
+		   "ibchar plot when DIR has none.  Prints the file's path.  Exit 2 for a DIR "
+		   "without results.csv or an unreadable verdict file.",
+	.opts = report_opts,
+};
+
+static int cmd_report(int argc, char **argv, const char *bindir)
+{
+	struct ibc_report_opts ro = { .bindir = bindir };
+	int first, rc = ibc_opt_parse(&report_spec, argc, argv, &first);
+	size_t i;
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (argc - first != 1) {
+		fprintf(stderr, "ibchar report: one results directory is needed\nTry 'ibchar report --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	if (rep_plot == 1 && rep_no_plot) {
+		fprintf(stderr, "ibchar report: --plot and --no-plot together\n");
+		return IBC_ERR_INVAL;
+	}
+	if (rep_verdicts.n > IBC_REPORT_MAX_VERDICTS) {
+		fprintf(stderr, "ibchar report: at most %d --verdicts files\n", IBC_REPORT_MAX_VERDICTS);
+		return IBC_ERR_INVAL;
+	}
+	ro.dir = argv[first];
+	ro.out = rep_out;
+	for (i = 0; i < rep_verdicts.n; i++)
+		ro.verdicts[i] = rep_verdicts.v[i];
+	ro.nverdicts = rep_verdicts.n;
+	ro.plot = rep_no_plot ? 0 : rep_plot;
+	return ibc_harness_report(&ro);
+}
+
 static int cmd_list(int argc, char **argv, const char *bindir)
 {
 	int first, rc = ibc_opt_parse(&list_spec, argc, argv, &first);
@@ -307,7 +372,7 @@ int main(int argc, char **argv)
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
 	if (first >= argc) {
-		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, accept, compare)\nTry 'ibchar --help'.\n");
+		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, accept, compare, report)\nTry 'ibchar --help'.\n");
 		return 2;
 	}
 	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
@@ -325,8 +390,10 @@ int main(int argc, char **argv)
 		rc = cmd_accept(argc - first, argv + first, bindir);
 	else if (strcmp(argv[first], "compare") == 0)
 		rc = cmd_compare(argc - first, argv + first);
+	else if (strcmp(argv[first], "report") == 0)
+		rc = cmd_report(argc - first, argv + first, bindir);
 	else {
-		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, accept, compare)\nTry 'ibchar --help'.\n", argv[first]);
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, accept, compare, report)\nTry 'ibchar --help'.\n", argv[first]);
 		return 2;
 	}
 	return ibc_status_exit_code(rc);

@@ -1,0 +1,112 @@
+#!/bin/sh
+# ibchar report: a real run (barrier over N = 2, 3 beside the host MPI when
+# the Open MPI build is here, and the probe) and a compare of it with itself
+# become one self-contained page: every PNG of the directory inlined as data,
+# nothing fetched (no src/href to anywhere, no script), the provenance keys,
+# the summary and factor tables, the verdicts, captions naming the paper's
+# figure and testbed against this run's.  Rendered in headless Chromium
+# (with name resolution off): every figure loaded with a non-zero natural
+# size, the tables there, no error; a page with a broken figure is caught
+# by the same check.  The screenshot is kept in $BUILD/artifacts/.
+# Bad input exits 2.
+. "$(dirname "$0")/../lib/tap.sh"
+IBCHAR=$BUILD/bin/ibchar
+tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier" "$BUILD/bin/ibchar-probe"
+tap_tmp report
+echo "1..16"
+here=$(cd "$(dirname "$0")" && pwd)
+d=$tmp/run
+
+if [ -x "$BUILD/bin/ibchar-barrier-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>&1; then
+	mpi="--mpi openmpi" variants=rds,rgm,mpi
+else
+	mpi="" variants=rds,rgm
+fi
+# shellcheck disable=SC2086
+timeout 180 "$IBCHAR" run barrier --ranks 2,3 --variants $variants --fanin 1 --iters 200 \
+	--xport shm $mpi --out "$d" >/dev/null 2>"$tmp/err" &&
+	timeout 60 "$IBCHAR" run probe --iters 300 --out "$d" >/dev/null 2>>"$tmp/err"
+rc=$?
+ok $rc "a barrier and a probe run into one directory"
+[ $rc -eq 0 ] || tail -5 "$tmp/err" | sed 's/^/# /'
+"$IBCHAR" compare "$d" "$d" >"$tmp/self.tap" 2>/dev/null
+ok $? "compare of the run with itself (its TAP kept for the report)"
+
+timeout 300 "$IBCHAR" report "$d" --out "$tmp/r.html" --verdicts "$tmp/self.tap" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ -s "$tmp/r.html" ] && grep -qx "$tmp/r.html" "$tmp/out"
+ok $? "ibchar report DIR --out FILE writes the page and prints its path (exit $rc)"
+[ $rc -eq 0 ] || tail -5 "$tmp/err" | sed 's/^/# /'
+npng=$(ls "$d"/*.png 2>/dev/null | wc -l)
+nimg=$(grep -o '<img [^>]*src="data:image/png;base64,' "$tmp/r.html" | wc -l)
+[ "$npng" -gt 0 ] && [ "$nimg" -eq "$npng" ]
+ok $? "the figures were drawn and every PNG is inlined as data ($nimg of $npng)"
+! grep -Eiq '(src|href)="(https?:|//|file:)|<script|<link|@import|url\(' "$tmp/r.html"
+ok $? "self-contained: no script, no link, nothing fetched"
+miss=""
+for k in '>host<' '>kernel<' '>device<' '>MPI<' '>git revision<' '>sync method<' \
+	'>clock error (us)<' '>placement probe (us, one-way)<'; do
+	grep -q "$k" "$tmp/r.html" || miss="$miss $k"
+done
+[ -z "$miss" ]; ok $? "provenance: host, kernel, device, MPI, git revision, sync, clock error, probe${miss:+ (missing$miss)}"
+grep -q '<caption>barrier: median (p50_us, slowest rank per iteration) by variant x ranks</caption>' "$tmp/r.html" &&
+	grep -q '<td>rds</td>' "$tmp/r.html"
+ok $? "the barrier pivot table"
+if [ -n "$mpi" ]; then
+	grep -q '<caption>barrier: factor vs mpi' "$tmp/r.html"; ok $? "the factor table against the host MPI"
+else
+	echo "ok 8 # SKIP no Open MPI build: no host-MPI rows"
+	n=$((n + 1))
+fi
+grep -q '<caption>rows (p50_us' "$tmp/r.html" && grep -q '<td>probe-cross</td>' "$tmp/r.html"
+ok $? "the probe's rows (one N) as a table"
+grep -q 'reproduces <b>Kini et al.' "$tmp/r.html" && grep -q '<b>The paper:</b> 8 and 16 nodes' "$tmp/r.html" &&
+	grep -q '<b>This run:</b> shm' "$tmp/r.html"
+ok $? "a reproduced figure's caption names the paper's figure, its testbed and this run"
+want=$(grep -c '^ok ' "$tmp/self.tap")
+grep -q "$want of $want verdicts hold" "$tmp/r.html" && grep -q 'self.tap' "$tmp/r.html"
+ok $? "the verdicts of the compare ($want of $want hold)"
+
+# bad input
+"$IBCHAR" report "$tmp/none" >/dev/null 2>&1; rc1=$?
+mkdir "$tmp/empty"; "$IBCHAR" report "$tmp/empty" >/dev/null 2>&1; rc2=$?
+"$IBCHAR" report "$d" --no-plot --verdicts "$tmp/nope.tap" --out "$tmp/x.html" >/dev/null 2>&1; rc3=$?
+"$IBCHAR" report >/dev/null 2>&1; rc4=$?
+[ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 2 ] && [ ! -e "$tmp/x.html" ]
+ok $? "no directory, no results.csv, a missing verdict file, no DIR: exit 2 ($rc1 $rc2 $rc3 $rc4)"
+"$IBCHAR" report "$d" --no-plot --out "$tmp/none/r.html" >/dev/null 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ]; ok $? "an unwritable --out fails cleanly (exit $rc)"
+
+# the browser
+chrome=${IBC_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$chrome" ]; then
+	for i in 14 15 16; do echo "ok $i # SKIP no chromium (apt-get install chromium)"; done
+	exit 0
+fi
+# check FILE: renders a copy of FILE with report_check.html injected, prints its IBCCHECK line
+check() {
+	sed "/<head>/r $here/report_check.html" "$1" >"$1.check.html"
+	timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run \
+		--host-resolver-rules='MAP * ~NOTFOUND' --virtual-time-budget=5000 \
+		--user-data-dir="$tmp/chrome" --dump-dom "file://$1.check.html" 2>/dev/null |
+		sed -n 's/.*<pre id="ibc-check">\(IBCCHECK[^<]*\)<.*/\1/p'
+}
+res=$(check "$tmp/r.html")
+echo "# $res"
+echo "$res" | grep -Eq "^IBCCHECK images=$npng broken=0 tables=([5-9]|[1-9][0-9]+) errors=0 "
+ok $? "Chromium renders it: $npng figures loaded (non-zero natural size), the tables there, no errors"
+sed '0,/base64,iVBOR/s//base64,AAAA/' "$tmp/r.html" >"$tmp/broken.html"
+res=$(check "$tmp/broken.html")
+echo "# $res"
+echo "$res" | grep -Eq "broken=1 .*errors=1 "
+ok $? "... and the same check catches a page with one broken figure"
+mkdir -p "$BUILD/artifacts"
+art=$(cd "$BUILD/artifacts" && pwd)
+cp "$tmp/r.html" "$art/report.html"
+rm -f "$art/report.png"
+timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+	--host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir="$tmp/chrome" \
+	--window-size=1280,4000 --screenshot="$art/report.png" "file://$art/report.html" >/dev/null 2>&1
+# a PNG's width and height are bytes 17-24 (IHDR)
+wh=$(od -An -tu1 -j16 -N8 "$art/report.png" 2>/dev/null | awk '{ print $3 * 256 + $4, $7 * 256 + $8 }')
+[ "$wh" = "1280 4000" ]; ok $? "the screenshot is kept: $art/report.png ($wh)"
