@@ -11,7 +11,10 @@
 #            beside MPI_Alltoall when the Open MPI build is there
 #   probe    the placement probe (the figures are also read relative to it)
 #
-# IBC_RUN_RANKS, IBC_RUN_ITERS, IBC_RUN_BUDGET override the sweep (defaults
+# then the figures (ibchar plot) and the report (ibchar report: report.html).
+#
+# IBC_RUN_OUT sets the results directory.  IBC_RUN_RANKS, IBC_RUN_ITERS,
+# IBC_RUN_BUDGET override the sweep (defaults
 # keep the whole run at a few minutes on a 2-vCPU machine); IBC_RUN_ARGS is
 # added to every `ibchar run`.
 set -euo pipefail
@@ -21,7 +24,7 @@ IBCHAR=$BUILD/bin/ibchar
 ranks=${IBC_RUN_RANKS:-2..16}
 iters=${IBC_RUN_ITERS:-2000}
 budget=${IBC_RUN_BUDGET:-10}
-out=results/$(date -u +%Y%m%dT%H%M%SZ)
+out=${IBC_RUN_OUT:-results/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
 echo "ibchar: results go to $out" >&2
 
@@ -50,5 +53,7 @@ fi
 if "$IBCHAR" plot --help >/dev/null 2>&1; then
 	"$IBCHAR" plot "$out" || status=$?
 fi
-echo "ibchar: done; see $out/results.csv, $out/meta.csv" >&2
+# the report of this run: one HTML page with the figures, tables and provenance
+"$IBCHAR" report --no-plot "$out" >/dev/null || status=$?
+echo "ibchar: done; see $out/report.html ($out/results.csv, $out/meta.csv)" >&2
 exit $status
