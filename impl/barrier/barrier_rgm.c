@@ -76,6 +76,7 @@ struct rgm {
 	uint64_t nak_seq;          /* this rank's NAKs so far */
 	int pull_done;
 	int serving;               /* root: the progress hook is on */
+	uint32_t mc_unsig;         /* root: releases since the last signaled one */
 };
 
 static const struct ibc_barrier_tunable tunables[] = {
@@ -259,8 +260,14 @@ static int release_send(struct ibc_barrier *b, uint64_t value)
 		sge.lkey = b->mr->lkey;
 	}
 	sge.len = 8;
-	if (++b->unsig[b->rank] >= b->sig_every || !b->inline_ok) {
-		b->unsig[b->rank] = 0;
+	/* The group's send queue is this instance's own (verbs: one UD QP per
+	 * group), and so is its count of unsignaled posts.  Not b->unsig[rank]: that
+	 * counts posts to a peer's queue, shared by every instance on x; with
+	 * releases counted there, two RGM instances run in turn would leave
+	 * every signaled release to one of them, and the other's queue, whose
+	 * slots only a completion frees, would fill after sq_depth releases. */
+	if (++g->mc_unsig >= b->sig_every || !b->inline_ok) {
+		g->mc_unsig = 0;
 		flags |= IBC_XPORT_WR_SIGNALED;
 		b->outstanding++;
 	}

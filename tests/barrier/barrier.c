@@ -1,7 +1,9 @@
 /* impl/barrier: every algorithm of the table on N = 1..9, 12, 16 ranks (fork
  * bootstrap), random delays before entry, back-to-back barriers checked by the
  * --validate helper (nobody leaves barrier k before everybody entered it);
- * RGM with injected multicast drops and every fan-in; bad parameters.
+ * RGM with injected multicast drops and every fan-in; two RGM instances in
+ * turn for 1.5 send queues' worth of rounds (whatever
+ * IBC_TEST_BARRIER_ITERS says); bad parameters.
  *
  * Environment:
  *   IBC_TEST_XPORT          transport backend (default shm; "verbs" in the
@@ -278,6 +280,89 @@ static void check_mixed(int n, long iters)
 	}
 	tap_ok(rc == IBC_OK, "N=%d: all algorithms interleaved on one transport, %ld rounds, "
 	       "twice (status %s)", n, iters, ibc_status_str(rc));
+}
+
+/* Two RGM instances on one transport, run in turn (as the harness runs
+ * --fanin 1,3), for more rounds than a send queue holds: each instance has
+ * its own multicast group and so its own send queue (verbs: a UD QP), and
+ * each must signal one post in every max_send_wr on it.  It once counted its
+ * releases in the per-peer count the instances share, so one of the two
+ * never signaled and its root hung after max_send_wr releases (verbs). */
+static int rgm_pair_body(struct ibc_boot *boot, long *rounds, uint64_t *violations)
+{
+	struct ibc_xport_params xp;
+	struct ibc_xport *x = NULL;
+	struct ibc_barrier_params bp;
+	struct ibc_barrier *b[2] = { NULL, NULL };
+	struct ibc_barrier_check *chk[2] = { NULL, NULL };
+	int i, rc, rc2;
+	long k;
+
+	ibc_xport_params_init(&xp);
+	xp.backend = backend;
+	xp.wait = IBC_WAIT_SPIN_YIELD;
+	rc = ibc_xport_open(boot, &xp, &x);
+	if (rc)
+		return rc;
+	*rounds = (long)x->caps.max_send_wr * 3 / 2 + 1;
+	for (i = 0; i < 2 && rc == IBC_OK; i++) {
+		ibc_barrier_params_init(&bp);
+		bp.fanin = i == 1 && boot->size > 3 ? 3 : 1;
+		bp.deadline_s = 20;
+		rc = ibc_barrier_create(x, "rgm", &bp, &b[i]);
+		if (rc == IBC_OK)
+			rc = ibc_barrier_check_open(boot, x, IBC_BARRIER_CHECK_AUTO, (size_t)*rounds,
+						    &chk[i]);
+	}
+	for (k = 0; k < *rounds && rc == IBC_OK; k++)
+		for (i = 0; i < 2 && rc == IBC_OK; i++) {
+			ibc_barrier_check_enter(chk[i]);
+			rc = ibc_barrier_run(b[i]);
+			(void)ibc_barrier_check_exit(chk[i]);
+		}
+	if (rc) {
+		ibc_boot_abort(boot, 1, "barrier failed");
+		return rc;
+	}
+	*violations = 0;
+	for (i = 0; i < 2; i++) {
+		uint64_t v = 0;
+
+		rc2 = ibc_barrier_check_close(chk[i], &v);
+		*violations += v;
+		if (!rc)
+			rc = rc2;
+		rc2 = ibc_barrier_destroy(b[i]);
+		if (!rc)
+			rc = rc2;
+	}
+	rc2 = ibc_xport_close(x);
+	return rc ? rc : rc2;
+}
+
+static void check_rgm_pair(int n)
+{
+	struct ibc_boot *boot = NULL;
+	uint64_t violations = 0;
+	long rounds = 0;
+	int rc, rc2;
+
+	fflush(stdout);
+	rc = ibc_boot_fork_open(n, &boot);
+	if (rc == IBC_OK) {
+		rc = rgm_pair_body(boot, &rounds, &violations);
+		if (boot->rank != 0) {
+			rc2 = ibc_boot_close(boot);
+			_exit(rc || rc2 ? 1 : 0);
+		}
+		rc2 = ibc_boot_close(boot);
+		if (!rc)
+			rc = rc2;
+	}
+	tap_ok(rc == IBC_OK && violations == 0,
+	       "N=%d: two rgm instances (fan-in 1, %d) in turn on one transport, %ld rounds, "
+	       "more than a send queue holds (status %s, violations %llu)", n, n > 3 ? 3 : 1,
+	       rounds, ibc_status_str(rc), (unsigned long long)violations);
 }
 
 /* Runs fn with stderr captured; returns what it logged (static buffer). */
@@ -568,6 +653,7 @@ int main(void)
 	/* ------------------------------------- interleaved on one transport */
 	check_mixed(nmax < 5 ? (int)nmax : 5, iters > 0 ? iters : 500);
 	check_mixed(nmax < 8 ? (int)nmax : 8, iters > 0 ? iters / 2 + 1 : 200);
+	check_rgm_pair(nmax < 4 ? (int)nmax : 4);
 
 	/* ------------------------------------------------ RGM fan-in sweep */
 	for (i = 0; i < sizeof(fanins) / sizeof(fanins[0]) && fanins[i] < nmax; i++) {
