@@ -62,7 +62,7 @@ TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.t)
 MPIS := $(foreach m,$(MPIS_WANTED),$(if $(shell command -v mpicc.$(m) 2>/dev/null),$(m)))
 MPIS_MISSING := $(filter-out $(MPIS),$(MPIS_WANTED))
 
-.PHONY: all lib tests check check-rxe run deps clean mpi-report
+.PHONY: all lib tests check check-rxe run regress deps clean mpi-report
 # objects are intermediate for pattern rules; keep them so rebuilds are incremental
 .SECONDARY:
 all: mpi-report $(LIB) $(BENCH_BIN) $(RUNNER_BIN) mpi-all
@@ -181,6 +181,12 @@ check-rxe: deps
 run: deps
 	$(MAKE) --no-print-directory all
 	scripts/make-run.sh
+
+# The Soft-RoCE regression suites against results/baselines/softroce/
+# (scripts/regress.sh --update makes a new baseline).
+regress: deps
+	$(MAKE) --no-print-directory all
+	scripts/regress.sh
 
 clean:
 	rm -rf build build-* 
