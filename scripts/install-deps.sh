@@ -18,6 +18,7 @@ PKGS=(
 	libhwloc-dev libcsv-dev
 	libgsl-dev                                      # impl/logp: least-squares fits (gsl_multifit_nlinear)
 	python3 python3-matplotlib                      # plots/
+	python3-yaml                                    # tests/scripts/ci-examples.t
 	openmpi-bin libopenmpi-dev mpich libmpich-dev   # host-MPI variants
 	iproute2                                        # scripts/testhosts (netns)
 	slurmctld slurmd slurm-client munge             # scripts/slurm-local: a real Slurm
