@@ -28,7 +28,7 @@ struct crow {
 struct cset {
 	struct crow *r;
 	size_t n;
-	double probe_us; /* median of the rows' probe_us, NAN when none */
+	double probe_us; /* median of the rows' probe_us (rows not oversubscribed), NAN when none */
 };
 
 static void cset_free(struct cset *c)
@@ -152,19 +152,31 @@ static int cset_load(const char *dir, struct cset *c)
 	ibc_csv_table_free(t);
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
 	if (access(path, R_OK) == 0 && ibc_csv_read(path, &t) == IBC_OK) {
-		double *pv = malloc((t->nrows + 1) * sizeof(*pv));
-		size_t np = 0;
+		/* the placement probe of the run: the rows' that are not
+		 * oversubscribed (a probe taken among more ranks than PUs measures
+		 * the scheduler, not where the ranks sit); all rows' when every row
+		 * is oversubscribed */
+		double *pv = malloc(2 * (t->nrows + 1) * sizeof(*pv)), *po = pv + t->nrows + 1;
+		size_t np = 0, no = 0;
 
 		for (r = 0; pv != NULL && r + 1 < t->nrows; r++) {
 			double v = ibc_csv_num(t, r, "probe_us");
 			char key[512], label[256];
 
-			if (isfinite(v) && v > 0)
-				pv[np++] = v;
+			if (isfinite(v) && v > 0) {
+				if (ibc_csv_num(t, r, "oversub") > 0)
+					po[no++] = v;
+				else
+					pv[np++] = v;
+			}
 			row_key(t, r, key, sizeof(key), label, sizeof(label));
 			for (i = 0; i < c->n; i++)
 				if (strcmp(c->r[i].key, key) == 0)
 					c->r[i].oversub = ibc_csv_num(t, r, "oversub") > 0;
+		}
+		if (np == 0 && no > 0) {
+			memmove(pv, po, no * sizeof(*pv));
+			np = no;
 		}
 		if (np > 0) {
 			ibc_stats_sort(pv, np);

@@ -11,7 +11,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
-echo "1..15"
+echo "1..16"
 
 # mk DIR SEED SCALE_ROW1 SCALE_ROW2 PROBE [DROP_ROW]: 4 rows of 400 log-normal samples
 mk() {
@@ -19,7 +19,8 @@ mk() {
 import csv, os, random, sys
 d, seed, s1, s2, probe = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 drop = int(sys.argv[6]) if len(sys.argv) > 6 else -1
-over = int(sys.argv[7]) if len(sys.argv) > 7 else -1
+over = {int(x) for x in sys.argv[7].split(',')} if len(sys.argv) > 7 else set()
+oprobe = sys.argv[8] if len(sys.argv) > 8 else probe
 os.makedirs(d, exist_ok=True)
 rnd = random.Random(seed)
 rows = [("barrier", "rds", "ibchar", "shm", "4", "0", ""), ("barrier", "rgm", "ibchar", "shm", "4", "0", "3"),
@@ -34,7 +35,7 @@ with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w
         base = 2.0 + i
         v = sorted(base * scale * rnd.lognormvariate(0, 0.05) for _ in range(400))
         w.writerow(["run"] + list(k) + [len(v), " ".join("%.4f" % x for x in v)])
-        r.writerow(["run"] + list(k) + ["%.4f" % v[200], probe, 1 if i == over else 0])
+        r.writerow(["run"] + list(k) + ["%.4f" % v[200], oprobe if i in over else probe, 1 if i in over else 0])
 PYEOF
 }
 mk "$tmp/base" 1 1 1 0.1
@@ -72,6 +73,11 @@ ok $? "an oversubscribed row 20% slower: reported as advisory, exit 0 (exit $rc)
 "$IBCHAR" compare --strict "$tmp/obase" "$tmp/oshift" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower.*oversubscribed$' "$tmp/out"
 ok $? "... and with --strict it fails (exit $rc)"
+mk "$tmp/pbase" 1 1 1 0.1 -1 0,2,3
+mk "$tmp/pnew" 3 1.2 1 0.1 -1 0,2,3 2.0
+"$IBCHAR" compare "$tmp/pbase" "$tmp/pnew" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out" && grep -q 'probe 0.100 -> 0.100' "$tmp/out"
+ok $? "the placement probe of a run is its rows' that are not oversubscribed: a 20x probe on 3 oversubscribed rows excuses nothing (exit $rc)"
 "$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
 "$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
