@@ -27,7 +27,7 @@
 # meaningful on the machine (and guest set-up) that made it: a new machine
 # starts with --update.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd -P)
 cd "$ROOT"
 me=regress
 BUILD=${IBC_BUILD:-$ROOT/build}
@@ -57,21 +57,36 @@ if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
 	rm -rf "$out"
 fi
 mkdir -p "$out"
-out=$(cd "$out" && pwd)
+out=$(cd "$out" && pwd -P)
+# the guest sees this machine's files read-only (but its own /tmp, /run and
+# /dev/shm) and one directory read-write: the checkout, or DIR when it is
+# outside the checkout
+rw=()
+case "$out/" in
+"$ROOT"/*) ;;
+*)
+	case "$ROOT/" in
+	/tmp/* | /run/* | /dev/shm/*)
+		echo "$me: --out $out: with the checkout under ${ROOT%"${ROOT#/*/}"} the run must go inside it" \
+			"(the guest has its own ${ROOT%"${ROOT#/*/}"})" >&2
+		exit 2 ;;
+	esac
+	rw=(--rw "$out") ;;
+esac
 echo "$me: the suites in a Soft-RoCE guest -> $out" >&2
 a=${IBC_REGRESS_ARGS:-}
 b=$(printf '%q' "$IBCHAR")
 # a short link run first, discarded: the guest's first verbs run after boot
 # pays for TCG's code translation and the device's first connections
 script="set -e; cd $(printf '%q' "$ROOT")
-$b run link --xport verbs --sizes 8 --iters 200 --variants write-lat,send-lat --out /tmp/warm-up $a >/dev/null 2>&1
+$b run link --xport verbs --sizes 8 --iters 200 --variants write-lat,send-lat --out /tmp/warm-up $a >/dev/null
 $b run link --xport verbs --sizes 8,4096,65536 --iters 500 --out $(printf '%q' "$out") \
 	--variants write-lat,write-lat-lastbyte,write-lat-imm,read-lat,send-lat,write-bw-stream $a >/dev/null
 $b run barrier --xport verbs --ranks 2,4 --iters 300 --variants rpe,rds,rgm --fanin 3 --out $(printf '%q' "$out") $a >/dev/null
 $b run alltoall --xport verbs --ranks 2,4 --sizes 32,4096 --iters 100 --variants hrwg,de,pairwise --out $(printf '%q' "$out") $a >/dev/null
 $b run probe --out $(printf '%q' "$out") $a >/dev/null"
 t0=$(date +%s)
-"$ROOT/scripts/softroce-vm" --rw "$out" --timeout "${IBC_REGRESS_TIMEOUT:-1500}" "$script" || {
+"$ROOT/scripts/softroce-vm" "${rw[@]}" --timeout "${IBC_REGRESS_TIMEOUT:-1500}" "$script" || {
 	echo "$me: the suites failed in the guest (exit $?); see above" >&2
 	exit 1
 }

@@ -465,7 +465,9 @@ static void figure(FILE *f, const char *dir, const char *png, const struct ibc_c
 	snprintf(path, sizeof(path), "%s/%s", dir, png);
 	data = (unsigned char *)slurp(path, &len);
 	if (data == NULL || len == 0) {
-		fprintf(f, "<p class=\"warn\">%s: cannot be read.</p>\n", png);
+		fputs("<p class=\"warn\">", f);
+		ibc_html_puts(f, png);
+		fputs(": cannot be read.</p>\n", f);
 		free(data);
 		return;
 	}
