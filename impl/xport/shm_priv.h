@@ -112,6 +112,7 @@ struct seg_map {
 
 struct pend {
 	struct pend *next;
+	uint64_t seq;         /* its number on the peer's send queue */
 	struct ibc_xport_wr wr;
 	struct ibc_xport_sge sge[IBC_XPORT_MAX_SGE];
 	void *inline_buf;
@@ -129,6 +130,15 @@ struct rcache {
 	char *base;                    /* where addr is mapped here */
 };
 
+/* A send queue's slots, kept as verbs keeps them: a post takes one, and
+ * they are given back only when a completion of the queue is polled (that
+ * WR's and every earlier one's); a post to a queue with max_send_wr slots
+ * taken fails with IBC_ERR_AGAIN.  So code that never signals, or never
+ * polls, stops here as it would on a device. */
+struct shm_sq {
+	uint64_t posted, freed;
+};
+
 struct peer {
 	struct shm_ctl *ctl;
 	size_t ctl_len;
@@ -136,6 +146,7 @@ struct peer {
 	struct seg_map *maps; /* SHM_MR_MAX entries, allocated on first use */
 	struct pend *pend_head, *pend_tail;
 	struct rcache rc;
+	struct shm_sq sq;
 };
 
 struct own_mr {
@@ -170,6 +181,7 @@ struct group {
 	struct grp_seg *seg;
 	uint64_t cursor;          /* the next datagram number to read */
 	int created;              /* this process made the segment (unlinks it at close) */
+	struct shm_sq sq;         /* its send queue (one per group, as a UD QP per group) */
 	char segname[SHM_NAME_MAX];
 	unsigned char bounce[SHM_MCAST_MTU];
 };
@@ -189,9 +201,17 @@ struct shm {
 	char (*gone)[SHM_NAME_MAX]; /* segments of left groups this process made */
 	size_t ngone, gone_cap;
 	uint64_t rng;
-	/* send completion queue (grows; never overflows) */
-	struct ibc_xport_wc *scq;
+	/* send completion queue (grows; never overflows); each entry names
+	 * its send queue (a peer >= 0, a group's slot as -1 - slot) and the
+	 * WR's number on it */
+	struct scq_ent {
+		struct ibc_xport_wc wc;
+		int q;
+		uint64_t seq;
+	} *scq;
 	size_t scq_cap, scq_head, scq_count;
+	int cur_q;            /* the queue and number of the WR being executed */
+	uint64_t cur_seq;
 	unsigned rr;          /* first ring polled next time */
 	struct ibc_xport_stats stats;
 };

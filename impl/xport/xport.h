@@ -45,8 +45,12 @@
  *    error completion, also for unsignaled WRs; never a stray store, never a hang.
  *    After an error completion the connection to that peer may be broken (verbs: QP
  *    in error state; further WRs to that peer complete with "flushed").
- *  - Unsignaled WRs: at least one WR in every caps.max_send_wr to a peer must be
- *    signaled (verbs frees send queue slots only on completions).
+ *  - Unsignaled WRs: at least one WR in every caps.max_send_wr to a peer (or to
+ *    a multicast group: each has its own send queue) must be signaled, and its
+ *    completion polled: a queue's slots are given back only then, and a post to
+ *    a queue with max_send_wr slots taken fails with IBC_ERR_AGAIN.  Both
+ *    backends keep the slots this way (shm too, so make check catches code that
+ *    would stall a device).
  *  - Progress: shm needs the process to call post/poll/wait now and then for
  *    two-sided traffic that waits for a receive buffer (RNR); verbs needs nothing.
  */

@@ -99,9 +99,11 @@ static const char *reason_str(uint32_t r)
 
 static int scq_push(struct shm *st, const struct ibc_xport_wc *wc)
 {
+	struct scq_ent *e;
+
 	if (st->scq_count == st->scq_cap) {
 		size_t ncap = st->scq_cap ? st->scq_cap * 2 : 256;
-		struct ibc_xport_wc *n = malloc(ncap * sizeof(*n));
+		struct scq_ent *n = malloc(ncap * sizeof(*n));
 		if (n == NULL) {
 			ibc_error("shm: out of memory for the completion queue");
 			return IBC_ERR_NOMEM;
@@ -113,9 +115,43 @@ static int scq_push(struct shm *st, const struct ibc_xport_wc *wc)
 		st->scq_cap = ncap;
 		st->scq_head = 0;
 	}
-	st->scq[(st->scq_head + st->scq_count) % st->scq_cap] = *wc;
+	e = &st->scq[(st->scq_head + st->scq_count) % st->scq_cap];
+	e->wc = *wc;
+	e->q = st->cur_q;
+	e->seq = st->cur_seq;
 	st->scq_count++;
 	return IBC_OK;
+}
+
+/* the send queue a WR goes to; NULL when the WR names none (post_one
+ * reports that) */
+static struct shm_sq *sq_of(struct ibc_xport *x, struct shm *st, const struct ibc_xport_wr *wr, int *q)
+{
+	if (wr->opcode == IBC_XPORT_OP_MCAST_SEND) {
+		struct group *g = wr->mcast != NULL ? wr->mcast->priv : NULL;
+
+		if (g == NULL || g->slot < 0 || g->slot >= SHM_MCAST_SLOTS || st->groups[g->slot] != g)
+			return NULL;
+		*q = -1 - g->slot;
+		return &g->sq;
+	}
+	if (wr->peer < 0 || wr->peer >= x->size || st->peers == NULL)
+		return NULL;
+	*q = wr->peer;
+	return &st->peers[wr->peer].sq;
+}
+
+/* a polled completion gives back its queue's slots up to its WR */
+static void sq_free(struct shm *st, const struct scq_ent *e)
+{
+	struct shm_sq *sq = NULL;
+
+	if (e->q >= 0)
+		sq = &st->peers[e->q].sq;
+	else if (-1 - e->q < SHM_MCAST_SLOTS && st->groups[-1 - e->q] != NULL)
+		sq = &st->groups[-1 - e->q]->sq;
+	if (sq != NULL && e->seq <= sq->posted && e->seq > sq->freed)
+		sq->freed = e->seq;
 }
 
 int ibc_xport_shm_complete_send(struct shm *st, const struct ibc_xport_wr *wr, int reason,
@@ -341,6 +377,7 @@ static int pend_add(struct shm *st, int peer, const struct ibc_xport_wr *wr)
 		return IBC_ERR_NOMEM;
 	}
 	p->wr = *wr;
+	p->seq = st->cur_seq;
 	if (wr->num_sge > 0)
 		memcpy(p->sge, wr->sge, (size_t)wr->num_sge * sizeof(*wr->sge));
 	p->wr.sge = p->sge;
@@ -383,7 +420,11 @@ static int shm_progress(struct ibc_xport *x)
 		struct peer *pp = &st->peers[i];
 		while (pp->pend_head != NULL) {
 			struct pend *p = pp->pend_head;
-			int res, rc = exec_wr(st, x, &p->wr, &res);
+			int res, rc;
+
+			st->cur_q = i;
+			st->cur_seq = p->seq;
+			rc = exec_wr(st, x, &p->wr, &res);
 			if (rc != IBC_OK)
 				return rc;
 			if (res == EXEC_RNR)
@@ -513,10 +554,26 @@ static int shm_post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, 
 	if (rc != IBC_OK)
 		return rc;
 	for (int i = 0; i < n; i++) {
+		int q = 0;
+		struct shm_sq *sq = sq_of(x, st, &wrs[i], &q);
+
+		if (sq != NULL) {
+			if (sq->posted - sq->freed >= x->caps.max_send_wr) {
+				ibc_debug("shm: post: the send queue to %s %d is full (%u WRs since "
+					  "the last polled completion)", q >= 0 ? "peer" : "group slot",
+					  q >= 0 ? q : -1 - q, x->caps.max_send_wr);
+				return IBC_ERR_AGAIN;
+			}
+			st->cur_q = q;
+			st->cur_seq = ++sq->posted;
+		}
 		if (!write_fast(x, st, &wrs[i], &rc))
 			rc = post_one(x, st, &wrs[i], i);
-		if (rc != IBC_OK)
+		if (rc != IBC_OK) {
+			if (sq != NULL)
+				sq->posted--; /* not posted: no slot taken */
 			return rc;
+		}
 		st->stats.posted++;
 		(*posted)++;
 	}
@@ -611,7 +668,8 @@ static int shm_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc
 		return rc;
 	if (cq & IBC_XPORT_CQ_SEND) {
 		while (got < max && st->scq_count > 0) {
-			wc[got++] = st->scq[st->scq_head];
+			sq_free(st, &st->scq[st->scq_head]);
+			wc[got++] = st->scq[st->scq_head].wc;
 			st->scq_head = (st->scq_head + 1) % st->scq_cap;
 			st->scq_count--;
 		}

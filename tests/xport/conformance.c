@@ -9,6 +9,7 @@
  * boundaries, guard bytes around the target range), writes into plain user memory,
  * RDMA read with scatter lists, write-with-immediate, send/recv (gather, scatter,
  * immediate, receive posted late, shared receive queue), post list vs single post,
+ * send queue slots (full at max_send_wr, freed by a polled completion),
  * ordering (payload then flag, the reader checks the payload after the flag),
  * atomics under contention (fetch-add: final value and uniqueness of the fetched
  * values; compare-swap loops), multicast to 2..N members (exact delivery on shm,
@@ -52,6 +53,7 @@ static void run_job(int n, int full)
 		test_write_imm(&w);
 		test_send_recv(&w);
 		test_post_list(&w);
+		test_sq_slots(&w);
 		test_ordering(&w);
 		test_atomics(&w);
 		test_mcast(&w);

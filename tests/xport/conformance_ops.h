@@ -426,6 +426,54 @@ static void test_post_list(struct world *w)
 	barrier();
 }
 
+/* ------------------------------------------------- send queue slots --- */
+
+/* A send queue has caps.max_send_wr slots, given back only when a completion
+ * of the queue is polled (xport.h: at least one WR in every max_send_wr must
+ * be signaled).  Every rank fills its queue to its right neighbour with
+ * max_send_wr - 1 unsignaled writes and one signaled: one more post is
+ * refused with IBC_ERR_AGAIN, and once the signaled completion is polled the
+ * queue takes posts again (shm keeps the slots as verbs does, so code that
+ * never signals stops on shm too). */
+static void test_sq_slots(struct world *w)
+{
+	uint32_t depth = w->x->caps.max_send_wr, k;
+	struct ibc_xport_sge s = sge_of(w, w->Bl, 8);
+	struct ibc_xport_wr wr;
+	int ok = 1, posted, rc_full, rc_after = IBC_ERR_INVAL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBC_XPORT_OP_WRITE;
+	wr.peer = right();
+	wr.num_sge = 1;
+	wr.sge = &s;
+	wr.remote_addr = raddr_of(w, right(), 0);
+	wr.rkey = w->rd[right()].rkey;
+	barrier();
+	for (k = 0; k < depth && ok; k++) {
+		posted = 0;
+		wr.wr_id = 900 + k;
+		wr.flags = k == depth - 1 ? IBC_XPORT_WR_SIGNALED : 0;
+		ok = ibc_xport_post(w->x, &wr, 1, &posted) == IBC_OK && posted == 1;
+	}
+	check(ok, "%u writes fill the send queue (%u unsignaled, the last signaled)", depth, depth - 1);
+	wr.wr_id = 1900;
+	wr.flags = IBC_XPORT_WR_SIGNALED;
+	posted = 0;
+	rc_full = ibc_xport_post(w->x, &wr, 1, &posted);
+	check(rc_full == IBC_ERR_AGAIN && posted == 0,
+	      "one more post to the full queue is refused with again (got %s)", ibc_status_str(rc_full));
+	if (wait_ok(w->x, IBC_XPORT_CQ_SEND, 900 + depth - 1, NULL)) {
+		posted = 0;
+		rc_after = ibc_xport_post(w->x, &wr, 1, &posted);
+		if (rc_after == IBC_OK && !wait_ok(w->x, IBC_XPORT_CQ_SEND, 1900, NULL))
+			rc_after = IBC_ERR_TIMEOUT;
+	}
+	check(rc_after == IBC_OK, "after the signaled completion is polled the queue takes posts again "
+	      "(got %s)", ibc_status_str(rc_after));
+	barrier();
+}
+
 /* ---------------------------------------------------------- ordering --- */
 
 static void test_ordering(struct world *w)
