@@ -1,21 +1,9 @@
 /* JUnit XML: see junit.h. */
 #include "harness/junit.h"
+#include "harness/table.h"
 #include "core/status.h"
 
 #include <stdio.h>
-
-static void xml_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
 
 int ibc_harness_junit_write(const char *path, const char *suite, const struct ibc_junit_case *c, size_t n)
 {
@@ -29,15 +17,15 @@ int ibc_harness_junit_write(const char *path, const char *suite, const struct ib
 	for (i = 0; i < n; i++)
 		nfail += !c[i].ok;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"", f);
-	xml_escape(f, suite);
+	ibc_html_puts(f, suite);
 	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\">\n", n, nfail);
 	for (i = 0; i < n; i++) {
 		fputs("  <testcase classname=\"", f);
-		xml_escape(f, suite);
+		ibc_html_puts(f, suite);
 		fputs("\" name=\"", f);
-		xml_escape(f, c[i].name);
+		ibc_html_puts(f, c[i].name);
 		fputs(c[i].ok ? "\"><system-out>" : "\"><failure message=\"", f);
-		xml_escape(f, c[i].text);
+		ibc_html_puts(f, c[i].text);
 		fputs(c[i].ok ? "</system-out></testcase>\n" : "\"/></testcase>\n", f);
 	}
 	fputs("</testsuite>\n", f);

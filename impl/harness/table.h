@@ -31,7 +31,7 @@ void ibc_tab_text(FILE *f, const struct ibc_tab *t);
 void ibc_tab_html(FILE *f, const struct ibc_tab *t);
 void ibc_tab_free(struct ibc_tab *t);
 
-/* s with &, <, >, " escaped */
+/* s with &, <, >, " escaped (HTML text and attributes; XML too) */
 void ibc_html_puts(FILE *f, const char *s);
 
 #endif
