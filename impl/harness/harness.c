@@ -316,6 +316,8 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	 * the budget; its first iteration alone caps the warm-up itself at a
 	 * fifth of the budget */
 	t_start = ibc_timer_now_us();
+	h->budget_end_us = p->budget_s > 0 ? t_start + p->budget_s * 1e6 : 0;
+	h->win_stop = 0;
 	if (warmup > 0 && p->budget_s > 0) {
 		for (k = 0; k < n; k++)
 			if (st[k].active && (rc = iteration(h, &st[k], NULL, 0)) != IBC_OK)
@@ -384,6 +386,8 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 			rc = ibc_harness_window_anchor(h, i == 0);
 			if (rc != IBC_OK)
 				goto err_abort;
+			if (h->win_stop && i >= MIN_BUDGET_ITERS)
+				break; /* every rank: the anchor was collective */
 			round = 0;
 			first = 1;
 		}
@@ -400,6 +404,13 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		}
 	}
 	elapsed = ibc_timer_now_us() - t_start;
+	if (i < iters) {
+		if (b->rank == 0)
+			ibc_info("harness: %s point %zu bytes: the %.1f s budget ran out in the windows "
+				 "after %ld of %ld iterations", p->suite, pt.bytes, p->budget_s, i, iters);
+		iters = i;
+		pt.iters = iters;
+	}
 	/* everyone out of the last iteration (a rank still inside an operation
 	 * may need the others' progress, e.g. RGM's NAK answered) */
 	rc = ibc_harness_sync(h);

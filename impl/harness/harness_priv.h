@@ -60,6 +60,9 @@ struct ibc_harness {
 	double margin_us;        /* an anchor is this far ahead of rank 0's now */
 	int win_late;            /* the last window wait ended late */
 	long block_rounds;       /* rounds per block */
+	double budget_end_us;    /* rank 0: past this local time the timed loop ends at the
+				    next anchor (the point's budget); 0: none */
+	int win_stop;            /* the last anchor ended the timed loop (all ranks) */
 	int block_first_late;    /* this rank started a block's first window late */
 	double spin_us;          /* the end of a wait spun: learnt from how late naps end */
 	double worst_late;       /* rank 0: the largest late fraction of an operation's

@@ -174,7 +174,7 @@ int ibc_harness_window_anchor(struct ibc_harness *h, int first)
 {
 	const struct ibc_harness_params *p = h->p;
 	size_t n = h->nst, k, m = 2 * n + 1;
-	double *mine = calloc(m, sizeof(double)), *all = NULL, *out = calloc(n + 2, sizeof(double));
+	double *mine = calloc(m, sizeof(double)), *all = NULL, *out = calloc(n + 3, sizeof(double));
 	int rc = IBC_OK, r;
 
 	if (mine == NULL || out == NULL ||
@@ -225,9 +225,13 @@ int ibc_harness_window_anchor(struct ibc_harness *h, int first)
 		}
 		out[n] = h->margin_us;
 		out[n + 1] = ibc_gclock_now(&h->clock) + h->margin_us;
+		/* the point's budget spent: the timed loop ends here (windows of
+		 * long operations, grown by late starts, can cost several times
+		 * what the warm-up, timed at the sync step, promised) */
+		out[n + 2] = !first && h->budget_end_us > 0 && ibc_timer_now_us() > h->budget_end_us;
 	}
 	if (rc == IBC_OK)
-		rc = ibc_boot_bcast(h->boot, out, (n + 2) * sizeof(double), 0);
+		rc = ibc_boot_bcast(h->boot, out, (n + 3) * sizeof(double), 0);
 	if (rc == IBC_OK) {
 		for (k = 0; k < n; k++) {
 			h->st[k].win_us = out[k];
@@ -236,6 +240,7 @@ int ibc_harness_window_anchor(struct ibc_harness *h, int first)
 		}
 		h->margin_us = out[n];
 		h->win_next_g = out[n + 1];
+		h->win_stop = out[n + 2] != 0;
 		h->block_first_late = 0;
 		block_rounds_set(h);
 	}

@@ -21,6 +21,9 @@
  *    iterations: one block, its anchor 0.5 ms ahead, W ~0.6 ms): no row can
  *    be had in window mode; --sync window fails, auto measures the point
  *    again at the barrier sync and says so (meta.csv: sync_fallback);
+ *  - windows of 20 ms against a 1 s budget: the timed loop ends at the
+ *    first anchor past the budget (the warm-up at the sync step cannot see
+ *    what the windows cost);
  *  - a mutant clock offset (IBC_GCLOCK_MUTANT=1:2000, 2 ms: far beyond any
  *    round trip of the check, even on a loaded machine): the check fails, --sync
  *    window is refused, auto falls back to the barrier sync and says why.
@@ -148,6 +151,8 @@ static void meta_get(const char *dir, const char *key, char *out, size_t cap)
 }
 
 /* one job of 2 ranks; rank 0 returns with *res filled, the child exits */
+static double job_budget_s; /* > 0: the point's budget */
+
 static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, struct result *res)
 {
 	static struct op o;
@@ -180,6 +185,8 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 	p.warmup = 10;
 	p.sync_mode = sync;
 	p.window_us = window_us;
+	if (job_budget_s > 0)
+		p.budget_s = job_budget_s;
 	p.print_rows = 0;
 	p.progress = 0;
 	p.probe = NULL;
@@ -380,6 +387,17 @@ int main(int argc, char **argv)
 	tap_ok(r.p99 < 450, "... none of them is in the statistics: p99 %.3f us < 450", r.p99);
 	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... the others still measure the cost: p50 %.3f us",
 	       r.p50);
+
+	/* windows far longer than the operation (W fixed at 20 ms, 200
+	 * iterations: 4 s) against a 1 s budget: the warm-up, timed at the sync
+	 * step, promises every iteration fits; the timed loop must end at an
+	 * anchor past the budget, on every rank, with at least 10 kept */
+	job_budget_s = 1.0;
+	job(1, IBC_HARNESS_SYNC_WINDOW, 20000, &r);
+	job_budget_s = 0;
+	tap_is_int(r.rc, IBC_OK, "W 20 ms, 200 iterations, 1 s budget: run succeeds");
+	tap_ok(r.iters >= 10 && r.iters < ITERS / 2,
+	       "... the timed loop ends when the budget is spent: %.0f of %d iterations", r.iters, ITERS);
 
 	job(4, IBC_HARNESS_SYNC_WINDOW, 0, &r);
 	tap_ok(r.rc == IBC_ERR_TIMEOUT, "rank 1 late for every start: --sync window fails (%s)",
