@@ -157,14 +157,13 @@ static int plots_dir(const struct ibc_harness_plot_opts *o, char *buf)
 	return IBC_OK;
 }
 
-/* plots/<suite>.py or plots/<suite>_*.py */
-static int script_matches(const char *name, const char *suite)
+int ibc_harness_plot_name_of(const char *name, const char *suite, const char *ext)
 {
-	size_t ls = strlen(suite), ln = strlen(name);
+	size_t ls = strlen(suite), ln = strlen(name), le = strlen(ext);
 
-	if (ln < 3 || strcmp(name + ln - 3, ".py") != 0 || strncmp(name, suite, ls) != 0)
+	if (ln < le || strcmp(name + ln - le, ext) != 0 || strncmp(name, suite, ls) != 0)
 		return 0;
-	return name[ls] == '_' || strcmp(name + ls, ".py") == 0;
+	return name[ls] == '_' || strcmp(name + ls, ext) == 0;
 }
 
 static int suite_plot(const char *plots, const char *suite, const char *python, const char *dir,
@@ -180,7 +179,7 @@ static int suite_plot(const char *plots, const char *suite, const char *python, 
 		return IBC_ERR_IO;
 	}
 	for (i = 0; i < n; i++) {
-		if (script_matches(ents[i]->d_name, suite)) {
+		if (ibc_harness_plot_name_of(ents[i]->d_name, suite, ".py")) {
 			char *argv[] = { (char *)python, path, (char *)dir, NULL };
 
 			found = 1;

@@ -11,6 +11,11 @@ struct ibc_harness_plot_opts {
 	const char *python;   /* NULL: $IBC_PYTHON, else the first python3 with matplotlib */
 };
 
+/* 1 when name is SUITE + ext or SUITE_* + ext: plots/<suite>.py and
+ * plots/<suite>_*.py are a suite's scripts, <suite>.png and <suite>_*.png
+ * its figures */
+int ibc_harness_plot_name_of(const char *name, const char *suite, const char *ext);
+
 /* IBC_ERR_INVAL when dir has no readable results.csv or no rows,
  * IBC_ERR_NOTFOUND when plots/ or python3 + matplotlib is missing,
  * IBC_ERR_REMOTE when a script failed (the others still run). */

@@ -368,14 +368,6 @@ static int verdicts(FILE *f, const char *path)
 
 /* ----------------------------------------------------------- figures ---- */
 
-/* plots/<suite>.py draws <suite>.png, plots/<suite>_*.py <suite>_*.png */
-static int fig_of(const char *name, const char *suite)
-{
-	size_t ls = strlen(suite);
-
-	return strncmp(name, suite, ls) == 0 && (name[ls] == '_' || strcmp(name + ls, ".png") == 0);
-}
-
 /* "this run": transports, host, PUs, nodes and N of the suite's rows */
 static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta *m, const char *suite)
 {
@@ -510,23 +502,6 @@ static const char style[] =
 	"p.note{font-family:monospace;font-size:.8em;margin:.1em 0;color:#555}"
 	"nav a{margin-right:1em}";
 
-static void run_list(const struct ibc_csv_table *t, const char *suite, const char **runs, size_t *n)
-{
-	size_t r, i;
-
-	*n = 0;
-	for (r = 0; r + 1 < t->nrows; r++) {
-		const char *id = ibc_csv_cell(t, r, "run_id");
-
-		if (strcmp(ibc_csv_cell(t, r, "suite"), suite) != 0)
-			continue;
-		for (i = 0; i < *n && strcmp(runs[i], id) != 0; i++)
-			;
-		if (i == *n && *n < MAX_RUNS)
-			runs[(*n)++] = id;
-	}
-}
-
 static void suite_section(FILE *f, const char *dir, const struct ibc_csv_table *t,
 			  const struct meta *m, const char *suite, char **pngs, size_t npng,
 			  int *used)
@@ -547,7 +522,7 @@ static void suite_section(FILE *f, const char *dir, const struct ibc_csv_table *
 		fputs("</p>\n", f);
 	}
 	for (i = 0; i < npng; i++) {
-		if (used[i] || !fig_of(pngs[i], suite))
+		if (used[i] || !ibc_harness_plot_name_of(pngs[i], suite, ".png"))
 			continue;
 		used[i] = 1;
 		nfig++;
@@ -555,7 +530,7 @@ static void suite_section(FILE *f, const char *dir, const struct ibc_csv_table *
 	}
 	if (nfig == 0)
 		fputs("<p class=\"dim\">No figures for this suite in the directory.</p>\n", f);
-	run_list(t, suite, runs, &nr);
+	nr = ibc_harness_summary_distinct(t, "suite", suite, "run_id", runs, MAX_RUNS);
 	for (i = 0; i < nr; i++) {
 		if (nr > 1) {
 			fputs("<h3>run ", f);
@@ -616,7 +591,7 @@ int ibc_harness_report(const struct ibc_report_opts *o)
 	if (ibc_csv_read(path, &t) != IBC_OK)
 		return IBC_ERR_INVAL;
 	meta_read(&m, o->dir);
-	ns = ibc_harness_summary_distinct(t, NULL, "suite", suites, MAX_SUITES);
+	ns = ibc_harness_summary_distinct(t, NULL, NULL, "suite", suites, MAX_SUITES);
 	pngs = names_with(o->dir, ".png", &npng);
 	taps = names_with(o->dir, ".tap", &ntap);
 	used = calloc(npng + 1, sizeof(*used));

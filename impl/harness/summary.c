@@ -262,15 +262,16 @@ static struct ibc_tab *model_table(const struct ibc_csv_table *t, const char *ru
 	return tab;
 }
 
-size_t ibc_harness_summary_distinct(const struct ibc_csv_table *t, const char *run_id,
-				    const char *column, const char **out, size_t cap)
+size_t ibc_harness_summary_distinct(const struct ibc_csv_table *t, const char *where,
+				    const char *equal, const char *column, const char **out,
+				    size_t cap)
 {
 	size_t r, i, n = 0;
 
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *v = ibc_csv_cell(t, r, column);
 
-		if (v == NULL || (run_id != NULL && strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0))
+		if (v == NULL || (where != NULL && strcmp(ibc_csv_cell(t, r, where), equal) != 0))
 			continue;
 		for (i = 0; i < n && strcmp(out[i], v) != 0; i++)
 			;
@@ -322,7 +323,7 @@ void ibc_harness_summary_print(const char *dir, const char *run_id)
 	}
 	for (r = 0; r + 1 < t->nrows; r++)
 		shown += strcmp(ibc_csv_cell(t, r, "run_id"), run_id) == 0;
-	ns = ibc_harness_summary_distinct(t, run_id, "suite", suites, PIV_MAX);
+	ns = ibc_harness_summary_distinct(t, "run_id", run_id, "suite", suites, PIV_MAX);
 	for (i = 0; i < ns; i++) {
 		n = ibc_harness_summary_tables(t, run_id, suites[i], tabs);
 		for (k = 0; k < n; k++) {

@@ -18,10 +18,12 @@
 size_t ibc_harness_summary_tables(const struct ibc_csv_table *t, const char *run_id,
 				  const char *suite, struct ibc_tab **out);
 
-/* Distinct values of column (in file order) of the rows whose run_id is
- * run_id (NULL: every row); pointers into t.  Returns how many (<= cap). */
-size_t ibc_harness_summary_distinct(const struct ibc_csv_table *t, const char *run_id,
-				    const char *column, const char **out, size_t cap);
+/* Distinct values of column (in file order) of the rows whose column
+ * where is equal (where NULL: every row); pointers into t.  Returns how
+ * many (<= cap). */
+size_t ibc_harness_summary_distinct(const struct ibc_csv_table *t, const char *where,
+				    const char *equal, const char *column, const char **out,
+				    size_t cap);
 
 /* Every suite of run_id in dir/results.csv as text on stdout, then a line
  * with the row count and where the files are. */
