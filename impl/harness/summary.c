@@ -138,46 +138,48 @@ static size_t pivot_tables(const struct ibc_csv_table *t, const char *run_id, co
 	static struct pivot p;
 	char title[256];
 	size_t k, j, ref, n = 0;
+	int kind;
 
 	pivot_fill(&p, t, run_id, suite, ref_variant);
 	if (p.nk == 0)
 		return 0;
-	snprintf(title, sizeof(title), "%s: median (p50_us, slowest rank per iteration) by variant x ranks",
-		 suite);
-	out[n] = pivot_tab(&p, title);
-	if (out[n] == NULL)
-		return n;
-	for (k = 0; k < p.nk; k++) {
-		pivot_row_head(out[n], &p.keys[k]);
-		for (j = 0; j < p.nn; j++) {
-			if (p.p50[k][j] < 0)
-				ibc_tab_cell(out[n], "-");
-			else
-				ibc_tab_cell(out[n], "%.2f", p.p50[k][j]);
+	for (kind = 0; kind < 2 && (kind == 0 || p.have_ref); kind++) {
+		/* 0: the medians; 1: the factor against ref_variant at the same
+		 * N and size (its p50 / the row's) */
+		if (kind == 0)
+			snprintf(title, sizeof(title),
+				 "%s: median (p50_us, slowest rank per iteration) by variant x ranks", suite);
+		else
+			snprintf(title, sizeof(title),
+				 "%s: factor vs %s (%s p50 / variant p50; > 1 = faster than %s)", suite,
+				 ref_variant, ref_variant, ref_variant);
+		out[n] = pivot_tab(&p, title);
+		if (out[n] == NULL)
+			return n;
+		for (k = 0; k < p.nk; k++) {
+			pivot_row_head(out[n], &p.keys[k]);
+			for (j = 0; j < p.nn; j++) {
+				double v = p.p50[k][j];
+
+				if (kind == 1 && v > 0) {
+					for (ref = 0; ref < p.nk; ref++)
+						if (strcmp(p.keys[ref].variant, ref_variant) == 0 &&
+						    strcmp(p.keys[ref].bytes, p.keys[k].bytes) == 0 &&
+						    p.p50[ref][j] > 0)
+							break;
+					v = ref == p.nk ? -1 : p.p50[ref][j] / v;
+				} else if (kind == 1) {
+					v = -1;
+				}
+				if (v < 0)
+					ibc_tab_cell(out[n], "-");
+				else
+					ibc_tab_cell(out[n], "%.2f", v);
+			}
 		}
+		n++;
 	}
-	n++;
-	if (!p.have_ref)
-		return n;
-	snprintf(title, sizeof(title), "%s: factor vs %s (%s p50 / variant p50; > 1 = faster than %s)",
-		 suite, ref_variant, ref_variant, ref_variant);
-	out[n] = pivot_tab(&p, title);
-	if (out[n] == NULL)
-		return n;
-	for (k = 0; k < p.nk; k++) {
-		pivot_row_head(out[n], &p.keys[k]);
-		for (j = 0; j < p.nn; j++) {
-			for (ref = 0; ref < p.nk; ref++)
-				if (strcmp(p.keys[ref].variant, ref_variant) == 0 &&
-				    strcmp(p.keys[ref].bytes, p.keys[k].bytes) == 0 && p.p50[ref][j] > 0)
-					break;
-			if (ref == p.nk || p.p50[k][j] <= 0)
-				ibc_tab_cell(out[n], "-");
-			else
-				ibc_tab_cell(out[n], "%.2f", p.p50[ref][j] / p.p50[k][j]);
-		}
-	}
-	return n + 1;
+	return n;
 }
 
 /* the rows one by one (a suite measured at one N) */
