@@ -113,25 +113,13 @@ int ibc_barrier_params_check(const struct ibc_barrier_alg *alg, int n,
 			ibc_error("barrier %s: NAK timeout %g us must be > 0", name, p->timeout_us);
 			return IBC_ERR_INVAL;
 		}
-		if (p->fanin == 0) {
-			/* default 7 (the paper's best), or the largest 2^k - 1 < N */
-			fanin = 7;
-			while (n > 1 && fanin >= n)
-				fanin = (fanin - 1) / 2;
-			if (fanin < 1)
-				fanin = 1;
-		} else {
-			fanin = p->fanin;
-			if (!fanin_form_ok(fanin)) {
-				ibc_error("barrier %s: fan-in %d is not of the form 2^k - 1 "
-					  "(1, 3, 7, 15, 31, ...)", name, fanin);
-				return IBC_ERR_INVAL;
-			}
-			if (n > 1 && fanin >= n) {
-				ibc_error("barrier %s: fan-in %d must be smaller than N = %d "
-					  "(the paper's rule l < N)", name, fanin, n);
-				return IBC_ERR_INVAL;
-			}
+		/* default 7, the paper's choice at every N; l >= N - 1 is the
+		 * flat gather (barrier_rgm.c) */
+		fanin = p->fanin == 0 ? 7 : p->fanin;
+		if (!fanin_form_ok(fanin)) {
+			ibc_error("barrier %s: fan-in %d is not of the form 2^k - 1 "
+				  "(1, 3, 7, 15, 31, ...)", name, fanin);
+			return IBC_ERR_INVAL;
 		}
 	}
 	if (fanin_out)

@@ -67,9 +67,11 @@ struct ibc_barrier_alg;
 
 /* Tunables.  ibc_barrier_params_init sets the defaults. */
 struct ibc_barrier_params {
-	/* RGM: maximum fan-in l of the gather tree: l = 2^k - 1 and l < N
-	 * (any value when N == 1).  0 = default: 7, or the largest 2^k - 1
-	 * below N when N <= 7.  An explicit value is never adjusted. */
+	/* RGM: maximum fan-in l of the gather tree, l = 2^k - 1.  0 = default:
+	 * 7, the value the paper's implementation used at every N.  l >= N - 1
+	 * makes the gather flat (every rank writes to the root; see
+	 * barrier_rgm.c on the paper's "l < N").  An explicit value is never
+	 * adjusted. */
 	int fanin;
 	/* RGM: a receiver still waiting for the release after this long
 	 * sends a NAK to the root, and another after each further timeout

@@ -4,7 +4,19 @@
  * rank waits until each child has written the barrier id into its slot (in
  * stage order), then writes the id into slot <rank> of its parent.  The tree
  * has ceil(log_{l+1} N) stages and no rank gathers from more than l children
- * in one stage.
+ * in one stage.  With l >= N - 1 the tree is flat: one stage, every rank a
+ * child of the root.
+ *
+ * The paper (§3.3) asks for l < N, and (§5) chose l = 7 "in our
+ * implementations", which its figures use from N = 2 to 16: below N = 8 that
+ * l is not < N and its gather is flat.  We follow the implementation: any
+ * l = 2^k - 1 at any N, 7 by default.  The flat gather matters where ranks
+ * outnumber the PUs: a barrier then costs about one scheduler switch per
+ * rank and step, and the flat tree has the fewest steps (two: the gather
+ * and the release).  At N = 6 on 2 PUs the largest l < N (3) gives three
+ * steps, and Open MPI's barrier there (linear, its choice for 4 <= N < 8)
+ * was faster than every RDS, RPE or RGM of ours (README, "Oversubscribed
+ * barriers").
  *
  * Release: the root stores the id in its release word and sends one UD
  * multicast datagram carrying the id; every other rank leaves when it has
@@ -80,8 +92,8 @@ struct rgm {
 };
 
 static const struct ibc_barrier_tunable tunables[] = {
-	{ "fanin", "7", "maximum fan-in l of the gather tree: 2^k - 1, < N (default 7, "
-			"or the largest 2^k - 1 below N)" },
+	{ "fanin", "7", "maximum fan-in l of the gather tree: 2^k - 1; l >= N - 1 is a flat "
+			"gather (default 7)" },
 	{ "timeout", "500", "microseconds a receiver waits for the release before a NAK" },
 	{ "deadline", "60", "seconds before a wait gives up (IBC_ERR_TIMEOUT)" },
 	{ NULL, NULL, NULL }
@@ -363,7 +375,9 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 			return rc;
 		if (g->released >= id)
 			break;
-		if ((w.polls & 15) == 0) {
+		/* the timer starts at the 16th poll, not the first: a release
+		 * found by then (the common case) costs no clock read */
+		if (w.polls > 0 && (w.polls & 15) == 0) {
 			int64_t now = ibc_timer_mono_ns();
 
 			if (next == 0) {

@@ -464,9 +464,9 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	for (i = 0; i < (int)NEXTRA; i++)
 		ns[nn++] = extra_n[i];
 	if (o->out != NULL)
-		fprintf(o->out, "\nRGM fan-in l (2^k - 1 < N; a model's best among its positive "
-			"predictions) against the measured sweep (%s):\n%7s %8s %9s %8s %9s %8s %9s "
-			"%8s %9s\n", xport, "N", "LoP l", "us", "LoP-RTT l", "us", "LogGP l", "us",
+		fprintf(o->out, "\nRGM fan-in l (2^k - 1, up to the flat tree; a model's best "
+			"among its positive predictions) against the measured sweep (%s):\n"
+			"%7s %8s %9s %8s %9s %8s %9s %8s %9s\n", xport, "N", "LoP l", "us", "LoP-RTT l", "us", "LogGP l", "us",
 			"meas. l", "us");
 	for (i = 0; i < nn && rc == IBC_OK; i++) {
 		double best[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
@@ -475,7 +475,8 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		const char *fp[NFANIN];
 		size_t k;
 
-		for (l = 1; l < ns[i]; l = 2 * l + 1) {
+		/* the barrier suite's sweep: up to the first l >= N - 1 (flat) */
+		for (l = 1; (l - 1) / 2 < ns[i] - 1; l = 2 * l + 1) {
 			struct pred p;
 			double v[3];
 

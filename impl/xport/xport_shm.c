@@ -680,9 +680,12 @@ static int shm_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc
 		for (int g = 0; g < SHM_MCAST_SLOTS; g++)
 			if (st->groups[g] != NULL)
 				ibc_xport_shm_group_pull(st, x, st->groups[g]);
-		size_t start = st->rr++ % nr;
-		for (size_t k = 0; k < nr && got < max; k++) {
-			size_t i = (start + k) % nr;
+		/* round robin over the rings, wrapped without a division: this
+		 * runs on every poll of a receive wait */
+		size_t i = st->rr < nr ? st->rr : 0;
+
+		st->rr = i + 1 < nr ? (unsigned)(i + 1) : 0;
+		for (size_t k = 0; k < nr && got < max; k++, i = i + 1 < nr ? i + 1 : 0) {
 			if (i >= (size_t)x->size + 1 && st->groups[i - (size_t)x->size - 1] == NULL)
 				continue;
 			got += ring_poll(ring_at(st->me, i), max - got, wc + got);

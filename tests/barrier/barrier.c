@@ -17,6 +17,7 @@
  *                           ran out of time (between chunks of 250), so the
  *                           file stays bounded when other jobs load the VM */
 #include "barrier/barrier.h"
+#include "pattern/pattern.h"
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -579,7 +580,7 @@ int main(void)
 	check_params("rgm", 8, 4, IBC_ERR_INVAL, "not of the form 2^k - 1");
 	check_params("rgm", 8, 6, IBC_ERR_INVAL, "not of the form 2^k - 1");
 	check_params("rgm", 8, -1, IBC_ERR_INVAL, "not of the form 2^k - 1");
-	check_params("rgm", 4, 7, IBC_ERR_INVAL, "smaller than N = 4");
+	check_params("rgm", 4, 7, IBC_OK, NULL); /* l >= N - 1: the flat gather */
 	check_params("rgm", 8, 7, IBC_OK, NULL);
 	check_params("rgm", 16, 15, IBC_OK, NULL);
 	check_params("rgm", 1, 7, IBC_OK, NULL);
@@ -589,10 +590,22 @@ int main(void)
 		struct pcheck p = { "rgm", 4, 0, -1 };
 
 		(void)stderr_of(do_check, &p, &rc);
-		tap_ok(rc == IBC_OK && p.resolved == 3, "rgm N=4 default fan-in: 3 (largest below N)");
+		tap_ok(rc == IBC_OK && p.resolved == 7,
+		       "rgm N=4 default fan-in: 7 (the paper's, at every N)");
 		p.n = 64;
 		(void)stderr_of(do_check, &p, &rc);
 		tap_ok(rc == IBC_OK && p.resolved == 7, "rgm N=64 default fan-in: 7");
+	}
+	{
+		/* the flat gather: one write stage, then the release */
+		struct ibc_pattern_round r[8];
+		int k6 = ibc_barrier_alg_rounds("rgm", 6, 7, r, 8);
+		int k6l3 = ibc_barrier_alg_rounds("rgm", 6, 3, r, 8);
+		int k12 = ibc_barrier_alg_rounds("rgm", 12, 15, r, 8);
+
+		tap_ok(k6 == 2 && k12 == 2 && k6l3 == 3,
+		       "rgm fan-in 7 at N=6 and 15 at N=12 gather in one stage (rounds %d, %d), "
+		       "fan-in 3 at N=6 in two (%d)", k6, k12, k6l3);
 	}
 	msg = stderr_of(do_create_unknown, NULL, &rc);
 	tap_ok(rc == IBC_ERR_NOTFOUND && strstr(msg, "known: rpe,rds,rgm,pe,ds"),
@@ -659,6 +672,13 @@ int main(void)
 	for (i = 0; i < sizeof(fanins) / sizeof(fanins[0]) && fanins[i] < nmax; i++) {
 		struct tcase tc = { "rgm", (int)nmax, iters > 0 ? iters : 10000, fanins[i], 0, 0, 16,
 				   IBC_BARRIER_CHECK_AUTO };
+
+		check_case(&tc, 0);
+	}
+	if (nmax >= 6) {
+		/* the flat gather at an N that is no 2^k: l = 7 > N - 1 */
+		struct tcase tc = { "rgm", 6, iters > 0 ? iters : 10000, 7, 0, 0, 16,
+				    IBC_BARRIER_CHECK_AUTO };
 
 		check_case(&tc, 0);
 	}

@@ -7,7 +7,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$BUILD/bin/ibchar" "$BUILD/bin/ibchar-barrier"
 tap_tmp brun
-echo "1..13"
+echo "1..14"
 
 timeout 50 "$IBCHAR" run barrier --ranks 2,3 --iters 200 --xport shm --out "$tmp/r" --validate \
 	>"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -22,6 +22,9 @@ for N in 2 3; do
 	done
 	[ -z "$missing" ]; ok $? "N=$N: a valid row for every variant ($variants)${missing:+ missing:$missing}"
 done
+# RGM's fan-ins 1, 3, 7, 15: at N = 3, 1 and 3 (flat); 7 and 15 would be the same flat tree
+f=$(awk -F, 'NR > 1 && $3 == "rgm" && $9 == 3 { print $11 }' "$tmp/r/results.csv" 2>/dev/null | sort -n | tr '\n' ' ')
+[ "$f" = "1 3 " ]; ok $? "N=3: rgm at fan-ins 1 and 3 (the flat gather), not 7 or 15 (got: $f)"
 ids=$(awk -F, 'NR > 1 { print $1 }' "$tmp/r/results.csv" 2>/dev/null | sort -u | wc -l)
 [ "$ids" -eq 1 ]; ok $? "all rows under one run id"
 grep -q 'by variant x ranks' "$tmp/sum" && grep -Eq '^rds +ibchar .* [0-9.]+ +[0-9.]+$' "$tmp/sum"
@@ -44,6 +47,6 @@ timeout 60 "$IBCHAR" run barrier --launcher tree --ranks 3 --iters 200 --xport s
 	>/dev/null 2>"$tmp/et"; rc=$?
 ok $rc "ibchar run barrier --launcher tree --ranks 3 --validate exits 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/et" | tail -10
-c=$(awk -F, 'NR > 1 && $6 == "tree" && $9 == 3 && $15 + 0 > 0 && $NF ~ /valid=1/ { c++ } END { print c + 0 }' "$tmp/t/results.csv" 2>/dev/null)
+c=$(awk -F, 'NR > 1 && $6 == "tree" && $9 == 3 && $15 + 0 > 0 && $NF ~ /valid=1/ && !seen[$3]++ { c++ } END { print c + 0 }' "$tmp/t/results.csv" 2>/dev/null)
 [ "$c" -eq "$(echo $variants | wc -w)" ]; ok $? "... a valid tree row for every variant ($c)"
 grep -qx 'sync,node-shm-barrier' "$tmp/t/meta.csv"; ok $? "... synchronised by the node sync, not a round trip through the node agent"
