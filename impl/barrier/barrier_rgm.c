@@ -7,9 +7,10 @@
  * in one stage.  With l >= N - 1 the tree is flat: one stage, every rank a
  * child of the root.
  *
- * The paper (§3.3) asks for l < N, and (§5) chose l = 7 "in our
- * implementations", which its figures use from N = 2 to 16: below N = 8 that
- * l is not < N and its gather is flat.  We follow the implementation: any
+ * The paper (§3.3) asks for l < N, but (§5) chose l = 7 "in our
+ * implementations", and its figures run RGM from N = 2 to 16: below N = 8
+ * that l is not < N, and its gather is flat (the paper gives no fan-in per N;
+ * this reading is ours).  We follow the implementation: any
  * l = 2^k - 1 at any N, 7 by default.  The flat gather matters where ranks
  * outnumber the PUs: a barrier then costs about one scheduler switch per
  * rank and step, and the flat tree has the fewest steps (two: the gather
