@@ -29,28 +29,27 @@ struct pp {
 	double a1, b, a2;
 };
 
-/* The best evidence of a pair's samples. */
-struct pp_best {
-	double excess;  /* min over samples of |b - mid| - rtt/2 (<= eps when consistent) */
-	double bound;   /* min over samples of |b - mid| + rtt/2 */
-	double rtt;     /* the smallest round trip */
-};
-
-static void best_init(struct pp_best *s)
+void ibc_gclock_evidence_init(struct ibc_gclock_evidence *e)
 {
-	s->excess = s->bound = s->rtt = INFINITY;
+	e->excess = -INFINITY;
+	e->bound = e->rtt = INFINITY;
 }
 
-static void best_add(struct pp_best *s, const struct pp *p)
+void ibc_gclock_evidence_add(struct ibc_gclock_evidence *e, double a1, double b, double a2)
 {
-	double rtt = p->a2 - p->a1, o = fabs(p->b - (p->a1 + p->a2) / 2);
+	double rtt = a2 - a1, o = fabs(b - (a1 + a2) / 2);
 
-	if (o - rtt / 2 < s->excess)
-		s->excess = o - rtt / 2;
-	if (o + rtt / 2 < s->bound)
-		s->bound = o + rtt / 2;
-	if (rtt < s->rtt)
-		s->rtt = rtt;
+	if (o - rtt / 2 > e->excess)
+		e->excess = o - rtt / 2;
+	if (o + rtt / 2 < e->bound)
+		e->bound = o + rtt / 2;
+	if (rtt < e->rtt)
+		e->rtt = rtt;
+}
+
+static void best_add(struct ibc_gclock_evidence *e, const struct pp *p)
+{
+	ibc_gclock_evidence_add(e, p->a1, p->b, p->a2);
 }
 
 double ibc_gclock_global(const struct ibc_gclock *g, double local_us)
@@ -379,12 +378,12 @@ static int check_node(struct ibc_boot *b, const int *leader, const int *nodes, i
 	}
 	if (b->rank == leader[b->rank]) {
 		for (r = 0; r < b->size && rc == IBC_OK; r++) {
-			struct pp_best best;
+			struct ibc_gclock_evidence best;
 			uint64_t seq = 0;
 
 			if (r == b->rank || leader[r] != b->rank)
 				continue;
-			best_init(&best);
+			ibc_gclock_evidence_init(&best);
 			for (i = 0; i < GC_CHECK_ROUNDS_NODE && rc == IBC_OK; i++) {
 				struct pp p;
 
@@ -422,11 +421,11 @@ static int check_net(struct net_ch *c, const int *leader, const struct ibc_gcloc
 	int l, i, rc = IBC_OK;
 
 	for (l = 1; l < b->size && rc == IBC_OK; l++) {
-		struct pp_best best;
+		struct ibc_gclock_evidence best;
 
 		if (leader[l] != l)
 			continue;
-		best_init(&best);
+		ibc_gclock_evidence_init(&best);
 		for (i = 0; i < GC_CHECK_ROUNDS_NET && rc == IBC_OK; i++) {
 			struct pp p = { 0, 0, 0 };
 
@@ -583,8 +582,9 @@ int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 	if (v.excess > GC_EPS_US + 3 * v.resid) {
 		g->ok = 0;
 		snprintf(g->why, sizeof(g->why),
-			 "clock check failed: rank %d is %.3f us further from rank 0 than a round "
-			 "trip of %.3f us allows (%s)", v.worst_rank, v.excess, v.rtt, g->method);
+			 "clock check failed: rank %d is %.3f us further from rank 0 than its round "
+			 "trip allows (the fastest took %.3f us; %s)", v.worst_rank, v.excess, v.rtt,
+			 g->method);
 	}
 out_close:
 	net_close(&c);

@@ -56,6 +56,19 @@ struct ibc_gclock {
 int ibc_gclock_sync(struct ibc_boot *b, struct ibc_xport *x, enum ibc_wait w,
 		    struct ibc_gclock *g);
 
+/* The check's evidence from one pair's ping-pongs (a1, b, a2 in global
+ * time).  A right model puts every b within [a1, a2], so one sample outside
+ * is proof against it: excess is the largest |b - mid| - rtt / 2 over the
+ * samples (> 0: the model is off by at least that much).  It was the
+ * smallest, and then one round trip slowed by a loaded host (6 ms) let a
+ * 3 ms wrong offset pass.  bound is the tightest |b - mid| + rtt / 2 (how far
+ * off the model may be), rtt the fastest round trip. */
+struct ibc_gclock_evidence {
+	double excess, bound, rtt;
+};
+void ibc_gclock_evidence_init(struct ibc_gclock_evidence *e);
+void ibc_gclock_evidence_add(struct ibc_gclock_evidence *e, double a1, double b, double a2);
+
 /* Global time of a local time, and back (microseconds). */
 double ibc_gclock_global(const struct ibc_gclock *g, double local_us);
 double ibc_gclock_local(const struct ibc_gclock *g, double global_us);

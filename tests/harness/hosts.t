@@ -38,13 +38,17 @@ like "$g" "ok=1 .*method=linear fit over bootstrap launcher" "the clock is fitte
 # the harness builds its own clock for the run: its bound is the one to hold
 err=$(sed -n 's/^clock_err_us,//p' "$TMP/r1/meta.csv" 2>/dev/null | head -n 1)
 diag "the run's clock: $(grep '^clock' "$TMP/r1/meta.csv" 2>/dev/null | tr '\n' ' ')"
-ok "$(awk -v e="${err:-1e9}" 'BEGIN { exit !(e < 200) }'; echo $?)" "its error bound is a bootstrap round trip's ($err us)"
+# a loaded machine stretches the round trip (138 us seen with two CPU hogs);
+# separate TSC calibrations would be milliseconds off
+ok "$(awk -v e="${err:-1e9}" 'BEGIN { exit !(e < 1000) }'; echo $?)" "its error bound is a bootstrap round trip's, < 1 ms ($err us)"
 row=$(grep '^row' "$TMP/out1")
 p50=$(echo "$row" | sed -n 's/.*p50=\([0-9.]*\).*/\1/p')
 skew=$(echo "$row" | sed -n 's/.*skew=\([0-9.]*\).*/\1/p')
 like "$row" "nodes=2 .*sync=window" "the row is from 2 nodes in window mode"
 ok "$(awk -v p="${p50:-0}" -v e="${err:-0}" 'BEGIN { exit !(p > 195 && p < 200 + e + 10) }'; echo $?)" \
 	"known cost across hosts: p50 $p50 us in [195, 200 + the error bound + 10]"
+# under load one of the check's round trips may take milliseconds: it must
+# not excuse a 3 ms offset that the others show (gclock.h, the evidence)
 run "IBC_GCLOCK_MUTANT=1:3000" 2
 g=$(grep '^gclock' "$TMP/out2")
 like "$g" "ok=0 .*clock check failed: rank 1" "a mutant offset (rank 1, +3 ms) fails the check ($g)"

@@ -24,6 +24,9 @@
  *  - windows of 20 ms against a 1 s budget: the timed loop ends at the
  *    first anchor past the budget (the warm-up at the sync step cannot see
  *    what the windows cost);
+ *  - the check's evidence (ibc_gclock_evidence_*), on made-up samples: a
+ *    model 3 ms off is caught by its fast samples even when one sample is a
+ *    6 ms round trip that could explain the offset; a right model passes;
  *  - a mutant clock offset (IBC_GCLOCK_MUTANT=1:2000, 2 ms: far beyond any
  *    round trip of the check, even on a loaded machine): the check fails, --sync
  *    window is refused, auto falls back to the barrier sync and says why.
@@ -333,6 +336,37 @@ static int worker(const char *dir)
 	return rc == IBC_OK && rc2 == IBC_OK ? 0 : 1;
 }
 
+/* The check's verdict on samples (a1, b, a2), without processes. */
+static void evidence_cases(void)
+{
+	struct ibc_gclock_evidence e;
+	int i;
+
+	/* B's model 3000 us off: 31 round trips of 100 us, then one of 6 ms
+	 * (a loaded host) whose middle lands near the wrong b */
+	ibc_gclock_evidence_init(&e);
+	for (i = 0; i < 31; i++) {
+		double a1 = 1000.0 * i;
+
+		ibc_gclock_evidence_add(&e, a1, a1 + 50 + 3000, a1 + 100);
+	}
+	ibc_gclock_evidence_add(&e, 40000, 43000, 46000);
+	tap_ok(e.excess > 2900 && e.excess < 3000,
+	       "clock check: a model 3 ms off is caught although one round trip (6 ms) "
+	       "could explain it (excess %.1f us)", e.excess);
+	tap_ok(fabs(e.rtt - 100) < 1e-9 && e.bound >= 3000,
+	       "... the fastest round trip is 100 us, the bound %.1f us covers the 3 ms", e.bound);
+	/* a right model: b between a1 and a2, anywhere */
+	ibc_gclock_evidence_init(&e);
+	for (i = 0; i < 32; i++) {
+		double a1 = 1000.0 * i, rtt = i == 7 ? 6000 : 100;
+
+		ibc_gclock_evidence_add(&e, a1, a1 + rtt * (i % 5) / 4.0, a1 + rtt);
+	}
+	tap_ok(e.excess <= 0 && e.bound <= 100,
+	       "... a right model passes (excess %.1f us <= 0, bound %.1f us)", e.excess, e.bound);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibc_topo_info ti;
@@ -350,6 +384,7 @@ int main(int argc, char **argv)
 	if (meet == MAP_FAILED)
 		tap_bail_out("mmap");
 
+	evidence_cases();
 	clock_job();
 
 	job(0, IBC_HARNESS_SYNC_WINDOW, 0, &r);
