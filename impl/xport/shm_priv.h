@@ -213,6 +213,11 @@ struct shm {
 	int cur_q;            /* the queue and number of the WR being executed */
 	uint64_t cur_seq;
 	unsigned rr;          /* first ring polled next time */
+	/* rings with receives posted and not yet reported (tail < head), one
+	 * bit per ring index: a receive poll visits only these.  Both ends
+	 * are this process's (it posts and it reports), so the bits are exact. */
+	uint64_t *ractive;
+	size_t nrings;
 	struct ibc_xport_stats stats;
 };
 

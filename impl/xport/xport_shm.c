@@ -590,6 +590,7 @@ static int shm_recv_post(struct ibc_xport *x, const struct ibc_xport_recv_wr *wr
 		struct shm_ring *r;
 		struct shm_slot *s;
 		uint64_t h;
+		size_t ri;
 
 		if (wr->num_sge < 0 || wr->num_sge > (int)x->caps.max_sge ||
 		    (wr->num_sge > 0 && wr->sge == NULL)) {
@@ -603,15 +604,16 @@ static int shm_recv_post(struct ibc_xport *x, const struct ibc_xport_recv_wr *wr
 				ibc_error("shm: recv_post: wr %d: group not joined", i);
 				return IBC_ERR_INVAL;
 			}
-			r = ring_at(st->me, ring_group(st->me, g->slot));
+			ri = ring_group(st->me, g->slot);
 		} else if (wr->peer == IBC_XPORT_PEER_ANY) {
-			r = ring_at(st->me, ring_srq(st->me));
+			ri = ring_srq(st->me);
 		} else if (wr->peer >= 0 && wr->peer < x->size) {
-			r = ring_at(st->me, (size_t)wr->peer);
+			ri = (size_t)wr->peer;
 		} else {
 			ibc_error("shm: recv_post: wr %d: peer %d out of range", i, wr->peer);
 			return IBC_ERR_INVAL;
 		}
+		r = ring_at(st->me, ri);
 		h = atomic_load_explicit(&r->head, memory_order_relaxed);
 		if (h - r->tail >= r->depth)
 			return IBC_ERR_AGAIN;
@@ -624,6 +626,7 @@ static int shm_recv_post(struct ibc_xport *x, const struct ibc_xport_recv_wr *wr
 			s->sge[k].lkey = wr->sge[k].lkey;
 		}
 		atomic_store_explicit(&r->head, h + 1, memory_order_release);
+		st->ractive[ri / 64] |= 1ull << (ri % 64);
 		(*posted)++;
 	}
 	return IBC_OK;
@@ -658,6 +661,39 @@ static int ring_poll(struct shm_ring *r, int max, struct ibc_xport_wc *wc)
 	return n;
 }
 
+/* The completions of the rings with receives outstanding (st->ractive), in
+ * round robin from st->rr: this runs on every poll of a receive wait, and a
+ * process has N + 9 rings, mostly idle. */
+static int rings_poll(struct shm *st, int max, struct ibc_xport_wc *wc)
+{
+	size_t start = st->rr < st->nrings ? st->rr : 0;
+	int got = 0;
+
+	st->rr = start + 1 < st->nrings ? (unsigned)(start + 1) : 0;
+	for (int pass = 0; pass < 2 && got < max; pass++) {
+		size_t lo = pass ? 0 : start, hi = pass ? start : st->nrings;
+
+		for (size_t w = lo / 64; w * 64 < hi && got < max; w++) {
+			uint64_t bits = st->ractive[w];
+
+			if (w == lo / 64 && lo % 64)
+				bits &= ~0ull << (lo % 64);
+			if (hi < (w + 1) * 64)
+				bits &= (1ull << (hi % 64)) - 1;
+			while (bits != 0 && got < max) {
+				size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+				struct shm_ring *r = ring_at(st->me, i);
+
+				bits &= bits - 1;
+				got += ring_poll(r, max - got, wc + got);
+				if (r->tail >= atomic_load_explicit(&r->head, memory_order_relaxed))
+					st->ractive[i / 64] &= ~(1ull << (i % 64));
+			}
+		}
+	}
+	return got;
+}
+
 static int shm_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc *wc, int *n)
 {
 	struct shm *st = st_of(x);
@@ -675,21 +711,10 @@ static int shm_cq_poll(struct ibc_xport *x, int cq, int max, struct ibc_xport_wc
 		}
 	}
 	if ((cq & IBC_XPORT_CQ_RECV) && got < max) {
-		size_t nr = (size_t)x->size + 1 + SHM_MCAST_SLOTS;
-
 		for (int g = 0; g < SHM_MCAST_SLOTS; g++)
 			if (st->groups[g] != NULL)
 				ibc_xport_shm_group_pull(st, x, st->groups[g]);
-		/* round robin over the rings, wrapped without a division: this
-		 * runs on every poll of a receive wait */
-		size_t i = st->rr < nr ? st->rr : 0;
-
-		st->rr = i + 1 < nr ? (unsigned)(i + 1) : 0;
-		for (size_t k = 0; k < nr && got < max; k++, i = i + 1 < nr ? i + 1 : 0) {
-			if (i >= (size_t)x->size + 1 && st->groups[i - (size_t)x->size - 1] == NULL)
-				continue;
-			got += ring_poll(ring_at(st->me, i), max - got, wc + got);
-		}
+		got += rings_poll(st, max - got, wc + got);
 	}
 	*n = got;
 	return IBC_OK;
@@ -847,7 +872,9 @@ static int shm_open_x(struct ibc_xport *x)
 	mine.len = len;
 	all = calloc((size_t)x->size, sizeof(*all));
 	st->peers = calloc((size_t)x->size, sizeof(*st->peers));
-	if (all == NULL || st->peers == NULL) {
+	st->nrings = (size_t)x->size + 1 + SHM_MCAST_SLOTS;
+	st->ractive = calloc((st->nrings + 63) / 64, sizeof(*st->ractive));
+	if (all == NULL || st->peers == NULL || st->ractive == NULL) {
 		ibc_error("shm: out of memory for %d peers", x->size);
 		rc = IBC_ERR_NOMEM;
 		goto err_unlink_ctl;
@@ -939,6 +966,7 @@ err_unlink_ctl:
 	close(st->me_fd);
 	shm_unlink(ctl_name);
 err_free_st:
+	free(st->ractive);
 	free(st);
 	x->priv = NULL;
 	return rc;
@@ -982,6 +1010,7 @@ static int shm_close(struct ibc_xport *x)
 	munmap(st->me, st->me_len);
 	close(st->me_fd);
 	free(st->scq);
+	free(st->ractive);
 	free(st);
 	x->priv = NULL;
 	return rc;
