@@ -615,7 +615,13 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 		h.wait = (enum ibc_wait)p->wait_force;
 	else
 		h.wait = ibc_wait_decide(boot->local_size);
-	if (p->pin && !h.oversub) {
+	/* Oversubscribed ranks are pinned too, round robin (local rank r on
+	 * PU r mod PUs).  Left to the scheduler, 4 ranks on 2 PUs ran RDS at
+	 * either ~2.7 or ~5 us per iteration, one or the other for a whole
+	 * run (4 runs of 8 slow; Open MPI's barrier in the same processes
+	 * 2.9-3.1 us either way); pinned, 8 of 8 ran at 1.8-3.1 us (README,
+	 * "Oversubscribed barriers"). */
+	if (p->pin) {
 		pin_rc = ibc_topo_pin(boot->local_rank);
 		h.pinned = pin_rc == IBC_OK;
 	}

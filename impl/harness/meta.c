@@ -185,8 +185,10 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 	if (p->pinning != NULL)
 		meta_add(m, "pinning", "%s", p->pinning);
 	else
-		meta_add(m, "pinning", "%s", in->pinned ? "local rank r on PU r (hwloc)"
-			    : in->pin_asked ? "none (oversubscribed or binding failed)" : "none (not asked)");
+		meta_add(m, "pinning", "%s",
+			 in->pinned ? (in->oversub ? "local rank r on PU r mod PUs (hwloc; oversubscribed)"
+					      : "local rank r on PU r (hwloc)")
+			 : in->pin_asked ? "none (binding failed)" : "none (not asked)");
 	meta_add(m, "oversubscribed", "%d", in->oversub);
 	meta_add(m, "wait", "%s", in->wait);
 	meta_add(m, "ranks", "%d", in->boot->size);

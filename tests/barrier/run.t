@@ -7,7 +7,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$BUILD/bin/ibchar" "$BUILD/bin/ibchar-barrier"
 tap_tmp brun
-echo "1..14"
+echo "1..15"
 
 timeout 50 "$IBCHAR" run barrier --ranks 2,3 --iters 200 --xport shm --out "$tmp/r" --validate \
 	>"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -50,3 +50,11 @@ ok $rc "ibchar run barrier --launcher tree --ranks 3 --validate exits 0"
 c=$(awk -F, 'NR > 1 && $6 == "tree" && $9 == 3 && $15 + 0 > 0 && $NF ~ /valid=1/ && !seen[$3]++ { c++ } END { print c + 0 }' "$tmp/t/results.csv" 2>/dev/null)
 [ "$c" -eq "$(echo $variants | wc -w)" ]; ok $? "... a valid tree row for every variant ($c)"
 grep -qx 'sync,node-shm-barrier' "$tmp/t/meta.csv"; ok $? "... synchronised by the node sync, not a round trip through the node agent"
+# 3 ranks on 2 PUs: oversubscribed, and pinned round robin all the same
+if [ "$(nproc)" -lt 3 ]; then
+	grep -qx 'oversubscribed,1' "$tmp/t/meta.csv" &&
+		grep -qx 'pinning,local rank r on PU r mod PUs (hwloc; oversubscribed)' "$tmp/t/meta.csv"
+	ok $? "... oversubscribed (3 ranks, $(nproc) PUs) and pinned round robin ($(grep '^pinning' "$tmp/t/meta.csv"))"
+else
+	n=$((n + 1)); echo "ok $n # SKIP $(nproc) PUs: 3 ranks are not oversubscribed"
+fi
