@@ -466,8 +466,8 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	if (o->out != NULL)
 		fprintf(o->out, "\nRGM fan-in l (2^k - 1, up to the flat tree; a model's best "
 			"among its positive predictions) against the measured sweep (%s):\n"
-			"%7s %8s %9s %8s %9s %8s %9s %8s %9s\n", xport, "N", "LoP l", "us", "LoP-RTT l", "us", "LogGP l", "us",
-			"meas. l", "us");
+			"%7s %8s %9s %8s %9s %8s %9s %8s %9s\n", xport, "N", "LoP l", "us",
+			"LoP-RTT l", "us", "LogGP l", "us", "meas. l", "us");
 	for (i = 0; i < nn && rc == IBC_OK; i++) {
 		double best[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
 		long bl[4] = { 0, 0, 0, 0 }, l;
