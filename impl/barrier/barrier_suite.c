@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
+#include "pattern/pattern.h"
 #include "xport/xport.h"
 
 #include <stdlib.h>
@@ -49,7 +50,8 @@ static int bs_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 	if (alg == NULL || ibc_barrier_alg_usable(alg, c->x, why, cap) != IBC_OK)
 		return IBC_ERR_UNSUPPORTED;
 	/* past N - 1 every l = 2^k - 1 gives the same flat tree: keep the first */
-	if ((v->flags & IBC_SUITE_V_FANIN) && c->x->size > 1 && (fanin - 1) / 2 >= c->x->size - 1) {
+	if ((v->flags & IBC_SUITE_V_FANIN) && c->x->size > 1 &&
+	    !ibc_pattern_fanin_distinct(fanin, c->x->size)) {
 		snprintf(why, cap, "fan-in %ld gives the flat tree of fan-in %ld at N = %d", fanin,
 			 (fanin - 1) / 2, c->x->size);
 		return IBC_ERR_UNSUPPORTED;

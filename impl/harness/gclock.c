@@ -47,11 +47,6 @@ void ibc_gclock_evidence_add(struct ibc_gclock_evidence *e, double a1, double b,
 		e->rtt = rtt;
 }
 
-static void best_add(struct ibc_gclock_evidence *e, const struct pp *p)
-{
-	ibc_gclock_evidence_add(e, p->a1, p->b, p->a2);
-}
-
 double ibc_gclock_global(const struct ibc_gclock *g, double local_us)
 {
 	return local_us - (g->offset_us + g->drift * (local_us - g->ref_us));
@@ -390,7 +385,7 @@ static int check_node(struct ibc_boot *b, const int *leader, const int *nodes, i
 				rc = line_ping(&lines[r], &seq, w, &p);
 				p.a1 = ibc_gclock_global(g, p.a1);
 				p.a2 = ibc_gclock_global(g, p.a2);
-				best_add(&best, &p);
+				ibc_gclock_evidence_add(&best, p.a1, p.b, p.a2);
 			}
 			if (rc == IBC_OK && best.excess > v->excess) {
 				v->excess = best.excess;
@@ -431,7 +426,7 @@ static int check_net(struct net_ch *c, const int *leader, const struct ibc_gcloc
 
 			rc = net_round(c, l, g, &p);
 			if (b->rank == 0)
-				best_add(&best, &p);
+				ibc_gclock_evidence_add(&best, p.a1, p.b, p.a2);
 		}
 		if (rc != IBC_OK || b->rank != 0)
 			continue;

@@ -476,7 +476,7 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		size_t k;
 
 		/* the barrier suite's sweep: up to the first l >= N - 1 (flat) */
-		for (l = 1; (l - 1) / 2 < ns[i] - 1; l = 2 * l + 1) {
+		for (l = 1; ibc_pattern_fanin_distinct(l, ns[i]); l = 2 * l + 1) {
 			struct pred p;
 			double v[3];
 

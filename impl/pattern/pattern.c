@@ -165,6 +165,11 @@ static int knomial_stage_rel(int rel, int radix)
 	return s;
 }
 
+int ibc_pattern_fanin_distinct(long l, int n)
+{
+	return (l - 1) / 2 < n - 1;
+}
+
 int ibc_pattern_knomial_stage(int n, int radix, int root, int rank)
 {
 	int rel;

@@ -93,6 +93,10 @@ int ibc_pattern_knomial_node_get(int n, int radix, int root, int rank,
 				 int *children, int cap, struct ibc_pattern_node *out);
 /* The stage in which rank signals its parent (-1 for the root). */
 int ibc_pattern_knomial_stage(int n, int radix, int root, int rank);
+/* In a sweep of fan-ins l = 1, 3, 7, 15, ... over n >= 2 ranks: 1 when l
+ * gives a tree the smaller ones do not, i.e. l < n - 1 or l is the first
+ * >= n - 1 (the flat tree, which every larger l repeats). */
+int ibc_pattern_fanin_distinct(long l, int n);
 
 /* k-ary heap-ordered tree, arity >= 1. */
 int ibc_pattern_kary_node_get(int n, int arity, int root, int rank,

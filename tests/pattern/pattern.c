@@ -483,6 +483,12 @@ int main(void)
 			tap_ok(ibc_pattern_comb_nsteps(IBC_PATTERN_COMB_HCUBE, n) < 0,
 			       "hypercube all-to-all n=%d refused", n);
 	}
+	tap_ok(ibc_pattern_fanin_distinct(1, 2) && !ibc_pattern_fanin_distinct(3, 2) &&
+		       ibc_pattern_fanin_distinct(3, 6) && ibc_pattern_fanin_distinct(7, 6) &&
+		       !ibc_pattern_fanin_distinct(15, 6) && ibc_pattern_fanin_distinct(7, 8) &&
+		       !ibc_pattern_fanin_distinct(15, 8) && ibc_pattern_fanin_distinct(15, 12),
+	       "fan-in sweep: up to the first l >= n - 1 (n=2: 1; n=6: 1, 3, 7; n=8: .., 7; "
+	       "n=12: .., 15)");
 	tap_ok(ibc_pattern_diss_rounds(0, IBC_PATTERN_ROUND_WRITE, NULL, 0) < 0 &&
 		       ibc_pattern_knomial_rounds(4, 1, IBC_PATTERN_ROUND_WRITE, NULL, 0) < 0 &&
 		       ibc_pattern_comb_rounds(IBC_PATTERN_COMB_HCUBE, 6, IBC_PATTERN_ROUND_SEND, NULL,
