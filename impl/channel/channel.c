@@ -350,12 +350,23 @@ int ch_service(struct ibc_channel *c)
 	return c->failed;
 }
 
-uint64_t ch_tx_space(const struct ibc_channel *c)
+uint64_t ch_pointer_read(const struct ibc_channel *c, const volatile uint64_t *w,
+			 uint64_t *seen, uint64_t limit)
 {
-	uint64_t tail = atomic_load_explicit((const volatile _Atomic uint64_t *)c->tail_copy,
-					     memory_order_acquire);
+	uint64_t v = atomic_load_explicit((const volatile _Atomic uint64_t *)w,
+					  memory_order_acquire);
 
-	return c->R - (c->head - tail);
+	if (c->p.mutant == IBC_CHANNEL_MUTANT_ONE_READ)
+		return v;
+	if (v > *seen && v <= limit)
+		*seen = v;
+	return *seen;
+}
+
+uint64_t ch_tx_space(struct ibc_channel *c)
+{
+	/* the peer cannot have freed more than was sent */
+	return c->R - (c->head - ch_pointer_read(c, c->tail_copy, &c->tail_seen, c->head));
 }
 
 int ch_tail_update(struct ibc_channel *c, uint64_t threshold)

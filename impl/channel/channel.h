@@ -53,7 +53,8 @@ struct ibc_channel;
 
 enum ibc_channel_mutant {
 	IBC_CHANNEL_MUTANT_NONE = 0,
-	IBC_CHANNEL_MUTANT_HEAD_FIRST = 1 /* basic publishes the head before the data */
+	IBC_CHANNEL_MUTANT_HEAD_FIRST = 1, /* basic publishes the head before the data */
+	IBC_CHANNEL_MUTANT_ONE_READ = 2    /* basic trusts one read of the peer's pointers */
 };
 
 struct ibc_channel_params {

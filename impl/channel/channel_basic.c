@@ -6,8 +6,6 @@
 
 #include "core/status.h"
 
-#include <stdatomic.h>
-
 static int basic_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
 {
 	uint64_t space = ch_tx_space(c), pos = c->head % c->R;
@@ -45,8 +43,8 @@ static int basic_put(struct ibc_channel *c, const struct iovec *iov, int n, size
 
 static int basic_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered)
 {
-	uint64_t head = atomic_load_explicit((const volatile _Atomic uint64_t *)c->head_copy,
-					     memory_order_acquire);
+	/* the peer cannot have written past the ring's room */
+	uint64_t head = ch_pointer_read(c, c->head_copy, &c->head_seen, c->tail + c->R);
 	uint64_t avail = head - c->tail, pos = c->tail % c->R;
 	size_t room = ch_iov_total(iov, n), take = room < avail ? room : (size_t)avail;
 	size_t first = take < c->R - pos ? take : (size_t)(c->R - pos);

@@ -38,6 +38,7 @@ struct ibc_channel {
 	volatile uint64_t *head_copy, *tail_copy, *zdone;
 	/* send side */
 	uint64_t head;        /* ring bytes used (monotonic) */
+	uint64_t tail_seen;   /* the peer's tail, as ch_pointer_read last accepted it */
 	uint64_t tx_seq;      /* records sent */
 	uint32_t since_sig;   /* writes since the last signaled one */
 	uint32_t sig_every;
@@ -50,6 +51,7 @@ struct ibc_channel {
 	struct ibc_xport_mr *z_mr;
 	/* receive side */
 	uint64_t tail;        /* ring bytes freed (monotonic) */
+	uint64_t head_seen;   /* basic: the peer's head, as ch_pointer_read last accepted it */
 	uint64_t tail_sent;   /* last tail written to the peer */
 	uint64_t rx_seq;      /* next record expected */
 	size_t rx_off;        /* bytes of the current record delivered */
@@ -68,8 +70,17 @@ int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, 
 int ch_write_word(struct ibc_channel *c, uint64_t off, uint64_t value);
 /* Polls completions once and routes them. */
 int ch_service(struct ibc_channel *c);
+/* A word the peer writes and only ever raises (head, tail), read once.  On
+ * Soft-RoCE a write lands a byte at a time, lowest address first, so a read
+ * may see the new value's low-order bytes under the old one's high-order
+ * bytes: never above the value being written, but perhaps below the one
+ * before (xport.h).  Keeps in *seen the largest value read that is at most
+ * limit (what the peer can have written) and returns it; the mutant
+ * IBC_CHANNEL_MUTANT_ONE_READ returns the read as it is. */
+uint64_t ch_pointer_read(const struct ibc_channel *c, const volatile uint64_t *w,
+			 uint64_t *seen, uint64_t limit);
 /* Room left in the peer's ring. */
-uint64_t ch_tx_space(const struct ibc_channel *c);
+uint64_t ch_tx_space(struct ibc_channel *c);
 /* Copies up to len bytes of iov from byte offset skip into dst; returns how many. */
 size_t ch_iov_gather(void *dst, const struct iovec *iov, int n, size_t skip, size_t len);
 size_t ch_iov_scatter(const struct iovec *iov, int n, size_t skip, const void *src, size_t len);

@@ -28,8 +28,18 @@
  *    write-imm, atomic) of the same initiator to the same peer appears.  So "payload
  *    write, then flag write" is safe; polling the last byte of one write is not.
  *    On shm: stores, then atomic_thread_fence(release) before anything later; the
- *    waiting side loads with acquire (ibc_xport_wait_u64 does).  An 8-byte write to
- *    an 8-byte aligned address lands as one untorn word (flags, counters).
+ *    waiting side loads with acquire (ibc_xport_wait_u64 does).
+ *  - Words may be read torn.  An aligned 8-byte write is one store on shm, but
+ *    Soft-RoCE copies a write's bytes lowest address first (the kernel's
+ *    memcpy), so a reader can see a word's new low-order bytes under its old
+ *    high-order ones: a counter raised by 251 read back 5 below its last value.
+ *    Of a word that only grows, a read is never above the value being written,
+ *    but may be below an earlier read.  So wait for such a word to reach a
+ *    target (wait_u64 does: >=) or compare it for equality (sequence words);
+ *    never subtract one read of it (the channel keeps the largest value seen:
+ *    ch_pointer_read).  IBCHAR_SHM_TORN=1 makes shm store every write so, a
+ *    byte at a time with pauses, for tests (make check runs the channel test
+ *    that way).
  *    The one exception to "not the last byte": a write that ends on an 8-byte
  *    boundary, into memory from mr_alloc, whose last gather entry holds its
  *    whole last word, shows that word after the rest of it (shm stores it

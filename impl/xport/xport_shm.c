@@ -819,6 +819,11 @@ static int shm_open_x(struct ibc_xport *x)
 
 	if (b->local_rank == 0)
 		stale_sweep();
+	{
+		const char *torn = getenv("IBCHAR_SHM_TORN");
+
+		ibc_xport_shm_torn = torn != NULL && strcmp(torn, "1") == 0;
+	}
 	/* the job's prefix, from rank 0 */
 	memset(prefix, 0, sizeof(prefix));
 	if (x->rank == 0) {
