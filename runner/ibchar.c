@@ -193,8 +193,10 @@ static const struct ibc_opt compare_opts[] = {
 		  "spread: 3x the medians' relative interval, 3x the robust scatter of the rows' "
 		  "ratios when 10 or more rows match; at least 5%)", .min = -1, .max = 1000 },
 	{ .name = "strict", .type = IBC_OPT_FLAG, .dest = &cmp_strict,
-	  .help = "a slower oversubscribed row fails too (default: reported as advisory; "
-		  "oversubscribed timings swing with the scheduler from run to run)" },
+	  .help = "a slower oversubscribed row, or a row slower per iteration whose back-to-back "
+		  "median is unchanged, fails too (default: reported as advisory; oversubscribed "
+		  "timings swing with the scheduler from run to run, and a timed iteration alone "
+		  "carries the wake-up after the window's wait)" },
 	{ .name = "alpha", .type = IBC_OPT_DOUBLE, .dest = &cmp_alpha, .metavar = "A",
 	  .help = "significance of the Mann-Whitney test", .min = 1e-12, .max = 0.5 },
 	IBC_OPT_END
@@ -207,7 +209,8 @@ static const struct ibc_opt_spec compare_spec = {
 		   "(samples.csv): the ratio of medians NEW / BASE with a 95% interval, and a "
 		   "two-sided Mann-Whitney test.  Slower = significant, beyond the minimum effect "
 		   "and with the interval above 1; a slower row within a slower placement probe of "
-		   "NEW is reported as placement.  TAP on stdout (not ok: slower, or missing in "
+		   "NEW is reported as placement; a row slower per iteration but not back to back "
+		   "(b2b_p50_us) as advisory.  TAP on stdout (not ok: slower, or missing in "
 		   "NEW), with both runs' probes.  Exit 0 when nothing is slower or missing, 1 "
 		   "otherwise, 2 for bad arguments or a directory without samples.csv.",
 	.opts = compare_opts,

@@ -104,10 +104,9 @@ int ibc_harness_sync(struct ibc_harness *h)
 	return ibc_boot_barrier(h->boot);
 }
 
-/* IBC_SLOWDOWN=VARIANT:PCT makes every timed iteration of VARIANT PCT percent
- * longer (a busy wait after it, on every rank): an injected regression for
- * testing `ibchar compare`.  0 for every other variant. */
-static double slowdown_pct(const char *variant)
+/* IBC_SLOWDOWN=VARIANT:PCT makes every iteration of VARIANT PCT percent
+ * longer (a busy wait after it, on every rank). */
+double ibc_harness_slowdown_pct(const char *variant)
 {
 	static int parsed;
 	static char name[64];
@@ -124,6 +123,15 @@ static double slowdown_pct(const char *variant)
 		}
 	}
 	return pct > 0 && strcmp(variant, name) == 0 ? pct : 0;
+}
+
+double ibc_harness_slowdown_spin(double since_us, double pct)
+{
+	double now = ibc_timer_now_us(), until = now + (now - since_us) * pct / 100;
+
+	while ((now = ibc_timer_now_us()) < until)
+		;
+	return now;
 }
 
 static double op_scale(const struct ibc_harness_op *op)
@@ -162,17 +170,11 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 	}
 	h->sample_override = -1;
 	h->sample_end_us = 0;
-	ts = slowdown_pct(op->variant) > 0 ? ibc_timer_now_us() : 0;
+	ts = ibc_harness_slowdown_pct(op->variant) > 0 ? ibc_timer_now_us() : 0;
 	rc = op->run(h, op->arg);
 	t1 = h->sample_end_us > 0 ? h->sample_end_us : ibc_timer_now_us();
-	if (rc == IBC_OK && ts > 0) {
-		/* IBC_SLOWDOWN: the operation made slower on purpose (its own
-		 * duration on this rank, stretched), for tests of `ibchar compare` */
-		double until = t1 + (t1 - ts) * slowdown_pct(op->variant) / 100;
-
-		while ((t1 = ibc_timer_now_us()) < until)
-			;
-	}
+	if (rc == IBC_OK && ts > 0) /* the operation made slower on purpose */
+		t1 = ibc_harness_slowdown_spin(ts, ibc_harness_slowdown_pct(op->variant));
 	if (rc != IBC_OK) {
 		ibc_error("harness: %s: iteration failed: %s", op->variant, ibc_status_str(rc));
 		return rc;

@@ -215,6 +215,12 @@ void ibc_harness_sample_end(struct ibc_harness *h);
  * which serves nothing (an operation that needs a peer's progress to
  * finish must not be left half-done across it there). */
 int ibc_harness_sync(struct ibc_harness *h);
+/* IBC_SLOWDOWN=VARIANT:PCT (an injected regression, for testing `ibchar
+ * compare`): PCT for that variant, 0 for every other.  The harness stretches
+ * each timed iteration by it, and the suite driver each back-to-back one. */
+double ibc_harness_slowdown_pct(const char *variant);
+/* Spins until now + (now - since) * pct / 100; returns the time it ends. */
+double ibc_harness_slowdown_spin(double since_us, double pct);
 
 
 /* -------------------------------------------------------- node sync ---- */

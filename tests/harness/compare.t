@@ -3,7 +3,8 @@
 # (a row 20% slower is flagged, 20% faster is reported and passes), the same
 # run against itself and two runs of pure noise flag nothing, a row missing
 # in NEW fails, a slower placement probe turns a uniform slowdown into
-# "placement", an oversubscribed row is advisory unless --strict, JUnit XML
+# "placement", an oversubscribed row is advisory unless --strict, so is a
+# row slower per iteration whose back-to-back median is unchanged, JUnit XML
 # counts the failures; bad input exits 2.  End to end:
 # the barrier suite keeps its samples (samples.csv: one row per results row,
 # n = iters), and IBC_SLOWDOWN=rds:50 makes compare flag rds.
@@ -11,7 +12,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
-echo "1..16"
+echo "1..19"
 
 # mk DIR SEED SCALE_ROW1 SCALE_ROW2 PROBE [DROP_ROW]: 4 rows of 400 log-normal samples
 mk() {
@@ -63,7 +64,7 @@ assert len(t.findall('testcase/failure')) == 1
 "$IBCHAR" compare "$tmp/base" "$tmp/miss" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q '^not ok 4 - link write-lat .*missing in NEW' "$tmp/out"; ok $? "a row missing in NEW fails (exit $rc)"
 "$IBCHAR" compare "$tmp/base" "$tmp/far" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q 'slower with the placement' "$tmp/out" && grep -q 'probe 0.100 -> 0.200' "$tmp/out"
+[ $rc -eq 0 ] && grep -q '^ok .*: slower with the placement' "$tmp/out" && grep -q 'probe 0.100 -> 0.200' "$tmp/out"
 ok $? "NEW on a 2x slower placement: 25% slower rows are placement, not regressions (exit $rc)"
 mk "$tmp/obase" 1 1 1 0.1 -1 1
 mk "$tmp/oshift" 3 1.2 1 0.1 -1 1
@@ -78,6 +79,30 @@ mk "$tmp/pnew" 3 1.2 1 0.1 -1 0,2,3 2.0
 "$IBCHAR" compare "$tmp/pbase" "$tmp/pnew" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out" && grep -q 'probe 0.100 -> 0.100' "$tmp/out"
 ok $? "the placement probe of a run is its rows' that are not oversubscribed: a 20x probe on 3 oversubscribed rows excuses nothing (exit $rc)"
+# addb2b DIR B2B,...: results.csv's extra gets b2b_p50_us per row
+addb2b() {
+	python3 - "$@" <<'PYEOF'
+import csv, sys
+d, vals = sys.argv[1], sys.argv[2].split(",")
+rows = list(csv.reader(open(d + "/results.csv")))
+rows[0].append("extra")
+for r, v in zip(rows[1:], vals):
+    r.append("sync=window;paper_us=%s;b2b_p50_us=%s" % (v, v))
+csv.writer(open(d + "/results.csv", "w", newline="")).writerows(rows)
+PYEOF
+}
+mk "$tmp/wbase" 1 1 1 0.1; addb2b "$tmp/wbase" 1,2,3,4
+mk "$tmp/wsame" 3 1.2 1 0.1; addb2b "$tmp/wsame" 1,2.02,3,4
+mk "$tmp/wslow" 3 1.2 1 0.1; addb2b "$tmp/wslow" 1,2.4,3,4
+"$IBCHAR" compare "$tmp/wbase" "$tmp/wsame" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^ok 2 - barrier rgm .*slower per iteration 1\.[12][0-9]*x .*back to back unchanged 1\.010x: advisory' "$tmp/out"
+ok $? "a row 20% slower per iteration, back to back unchanged: advisory, exit 0 (exit $rc)"
+"$IBCHAR" compare "$tmp/wbase" "$tmp/wslow" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out"
+ok $? "... slower back to back too (1.2x): it fails (exit $rc)"
+"$IBCHAR" compare --strict "$tmp/wbase" "$tmp/wsame" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out"
+ok $? "... and with --strict the per-iteration-only row fails (exit $rc)"
 "$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
 "$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
@@ -93,7 +118,7 @@ for attempt in 1 2 3; do
 	timeout 120 "$B" --ranks 2 --variants rds,rpe --iters 3000 --out "$tmp/a" -q >/dev/null 2>&1; rc1=$?
 	IBC_SLOWDOWN=rds:50 timeout 120 "$B" --ranks 2 --variants rds,rpe --iters 3000 --out "$tmp/b" -q >/dev/null 2>&1; rc2=$?
 	"$IBCHAR" compare "$tmp/a" "$tmp/b" >"$tmp/out" 2>&1
-	grep -q 'slower with the placement' "$tmp/out" || break
+	grep -q '^ok .*: slower with the placement' "$tmp/out" || break
 	echo "# attempt $attempt: the placement changed between the runs ($(sed -n 2p "$tmp/out")); again"
 done
 cnt=$(python3 -c "
