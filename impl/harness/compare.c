@@ -97,26 +97,6 @@ static void row_key(const struct ibc_csv_table *t, size_t r, char *key, size_t k
 		 fanin && *fanin ? fanin : "");
 }
 
-/* The number after "name=" in an extra cell (key=value;...), NAN when none. */
-static double extra_num(const char *extra, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p = extra;
-
-	while (p != NULL && *p != '\0') {
-		if (strncmp(p, name, len) == 0 && p[len] == '=') {
-			char *end;
-			double v = strtod(p + len + 1, &end);
-
-			return end != p + len + 1 ? v : NAN;
-		}
-		p = strchr(p, ';');
-		if (p != NULL)
-			p++;
-	}
-	return NAN;
-}
-
 /* DIR/samples.csv (later rows of a key replace earlier ones) and the
  * placement probe, oversubscription and back-to-back medians from
  * DIR/results.csv. */
@@ -184,7 +164,7 @@ static int cset_load(const char *dir, struct cset *c)
 
 		for (r = 0; pv != NULL && r + 1 < t->nrows; r++) {
 			double v = ibc_csv_num(t, r, "probe_us");
-			char key[512], label[256];
+			char key[512], label[256], b2b[32];
 
 			if (isfinite(v) && v > 0) {
 				if (ibc_csv_num(t, r, "oversub") > 0)
@@ -196,7 +176,9 @@ static int cset_load(const char *dir, struct cset *c)
 			for (i = 0; i < c->n; i++)
 				if (strcmp(c->r[i].key, key) == 0) {
 					c->r[i].oversub = ibc_csv_num(t, r, "oversub") > 0;
-					c->r[i].b2b = extra_num(ibc_csv_cell(t, r, "extra"), "b2b_p50_us");
+					c->r[i].b2b = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"),
+									"b2b_p50_us", b2b, sizeof(b2b))
+							      ? strtod(b2b, NULL) : NAN;
 				}
 		}
 		if (np == 0 && no > 0) {
