@@ -39,6 +39,14 @@ with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w
         r.writerow(["run"] + list(k) + ["%.4f" % v[200], oprobe if i in over else probe, 1 if i in over else 0])
 PYEOF
 }
+# expect EXIT REGEX TEXT COMPARE-ARGS...: compare exits EXIT and prints a line matching REGEX
+expect() {
+	want=$1 re=$2 text=$3
+	shift 3
+	"$IBCHAR" compare "$@" >"$tmp/out" 2>&1; rc=$?
+	[ $rc -eq "$want" ] && grep -q "$re" "$tmp/out"
+	ok $? "$text (exit $rc)"
+}
 mk "$tmp/base" 1 1 1 0.1
 mk "$tmp/noise" 2 1 1 0.1
 mk "$tmp/shift" 3 1.2 0.8 0.1
@@ -68,12 +76,10 @@ assert len(t.findall('testcase/failure')) == 1
 ok $? "NEW on a 2x slower placement: 25% slower rows are placement, not regressions (exit $rc)"
 mk "$tmp/obase" 1 1 1 0.1 -1 1
 mk "$tmp/oshift" 3 1.2 1 0.1 -1 1
-"$IBCHAR" compare "$tmp/obase" "$tmp/oshift" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q '^ok 2 - barrier rgm .*slower 1\.[12][0-9]*x .*oversubscribed: advisory' "$tmp/out"
-ok $? "an oversubscribed row 20% slower: reported as advisory, exit 0 (exit $rc)"
-"$IBCHAR" compare --strict "$tmp/obase" "$tmp/oshift" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower.*oversubscribed$' "$tmp/out"
-ok $? "... and with --strict it fails (exit $rc)"
+expect 0 '^ok 2 - barrier rgm .*slower 1\.[12][0-9]*x .*oversubscribed: advisory' \
+	"an oversubscribed row 20% slower: reported as advisory, exit 0" "$tmp/obase" "$tmp/oshift"
+expect 1 '^not ok 2 - barrier rgm .*slower.*oversubscribed$' "... and with --strict it fails" \
+	--strict "$tmp/obase" "$tmp/oshift"
 mk "$tmp/pbase" 1 1 1 0.1 -1 0,2,3
 mk "$tmp/pnew" 3 1.2 1 0.1 -1 0,2,3 2.0
 "$IBCHAR" compare "$tmp/pbase" "$tmp/pnew" >"$tmp/out" 2>&1; rc=$?
@@ -94,15 +100,12 @@ PYEOF
 mk "$tmp/wbase" 1 1 1 0.1; addb2b "$tmp/wbase" 1,2,3,4
 mk "$tmp/wsame" 3 1.2 1 0.1; addb2b "$tmp/wsame" 1,2.02,3,4
 mk "$tmp/wslow" 3 1.2 1 0.1; addb2b "$tmp/wslow" 1,2.4,3,4
-"$IBCHAR" compare "$tmp/wbase" "$tmp/wsame" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q '^ok 2 - barrier rgm .*slower per iteration 1\.[12][0-9]*x .*back to back unchanged 1\.010x: advisory' "$tmp/out"
-ok $? "a row 20% slower per iteration, back to back unchanged: advisory, exit 0 (exit $rc)"
-"$IBCHAR" compare "$tmp/wbase" "$tmp/wslow" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out"
-ok $? "... slower back to back too (1.2x): it fails (exit $rc)"
-"$IBCHAR" compare --strict "$tmp/wbase" "$tmp/wsame" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out"
-ok $? "... and with --strict the per-iteration-only row fails (exit $rc)"
+expect 0 '^ok 2 - barrier rgm .*slower per iteration 1\.[12][0-9]*x .*back to back unchanged 1\.010x: advisory' \
+	"a row 20% slower per iteration, back to back unchanged: advisory, exit 0" "$tmp/wbase" "$tmp/wsame"
+expect 1 '^not ok 2 - barrier rgm .*slower 1\.[12]' "... slower back to back too (1.2x): it fails" \
+	"$tmp/wbase" "$tmp/wslow"
+expect 1 '^not ok 2 - barrier rgm .*slower 1\.[12]' \
+	"... and with --strict the per-iteration-only row fails" --strict "$tmp/wbase" "$tmp/wsame"
 "$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
 "$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
