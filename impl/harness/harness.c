@@ -9,6 +9,7 @@
 #include "core/timer.h"
 #include "core/topo.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,124 @@ static int ops_timed_mark(struct ibc_harness *h, struct op_state *st, size_t n, 
 	return IBC_OK;
 }
 
+/* Operations are timed interleaved only with operations of about their own
+ * duration: a lone operation after a long quiet gap finds its code and data
+ * out of the caches (Soft-RoCE under TCG: a write-lat round 66 us back to
+ * back, 128 us 2 ms after the last, 243 us 20 ms after; one host syscall
+ * 2x slower 30 ms after the last), so a ping-pong timed between the
+ * iterations of a 20 ms stream measures the stream's gap, not itself.
+ * Rank 0 sorts the operations by d (the warm-up medians) and starts a new
+ * group where one takes more than GROUP_RATIO times the group's first (or
+ * GROUP_FLOOR_US, below which gaps cost nothing measurable); groups run one
+ * after the other, fastest first. */
+#define GROUP_RATIO 10.0
+#define GROUP_FLOOR_US 100.0
+
+static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const double *d)
+{
+	int *grp = calloc(n + 1, sizeof(int)), rc = IBC_OK, g;
+	char *taken = calloc(n, 1);
+	size_t k, best;
+
+	if (grp == NULL || taken == NULL)
+		rc = IBC_ERR_NOMEM;
+	if (rc == IBC_OK && h->boot->rank == 0) {
+		double base = -1;
+
+		/* selection by d, ties in table order; grp[n] the current group */
+		for (;;) {
+			for (best = n, k = 0; k < n; k++)
+				if (st[k].active && !taken[k] && (best == n || d[k] < d[best]))
+					best = k;
+			if (best == n)
+				break;
+			taken[best] = 1;
+			if (base < 0) {
+				base = d[best];
+			} else if (d[best] > GROUP_RATIO * fmax(base, GROUP_FLOOR_US)) {
+				grp[n]++;
+				base = d[best];
+			}
+			grp[best] = grp[n];
+		}
+		grp[n]++;
+	}
+	if (rc == IBC_OK)
+		rc = ibc_boot_bcast(h->boot, grp, (n + 1) * sizeof(int), 0);
+	if (rc == IBC_OK) {
+		for (k = 0; k < n; k++)
+			st[k].group = grp[k];
+		h->ngroups = grp[n];
+		h->group = 0;
+	}
+	for (g = 0; rc == IBC_OK && h->boot->rank == 0 && grp[n] > 1 && g < grp[n]; g++) {
+		char names[512] = "";
+		size_t len = 0;
+
+		for (k = 0; k < n && len < sizeof(names); k++)
+			if (st[k].active && st[k].group == g)
+				len += (size_t)snprintf(names + len, sizeof(names) - len, " %s (%.3g us)",
+							st[k].op->variant, d[k]);
+		ibc_info("harness: %s: timed group %d of %d, interleaved:%s", h->p->suite, g + 1,
+			 grp[n], names);
+	}
+	free(grp);
+	free(taken);
+	return rc;
+}
+
+/* Window mode: group g's share of the time that the groups g.. still need
+ * (its windows over theirs), for its share of the budget left. */
+static double group_share(const struct op_state *st, size_t n, int g)
+{
+	double mine = 0, left = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (!st[k].active || st[k].group < g)
+			continue;
+		left += st[k].win_us;
+		if (st[k].group == g)
+			mine += st[k].win_us;
+	}
+	return left > 0 ? mine / left : 1.0;
+}
+
+/* The timed loop of the current group (h->group): its operations
+ * interleaved and rotated, so none always runs first or right after the same
+ * neighbour (position effects cancel); window mode anchors a block at a
+ * time, so one late start does not make the following ones late too.
+ * *done: the rounds run (fewer when the budget ran out in the windows). */
+static int ops_timed_group(struct ibc_harness *h, struct op_state *st, size_t n, long iters,
+			   long *done)
+{
+	size_t *mem = malloc(n * sizeof(size_t)), m = 0, j, k;
+	long i, round;
+	int rc = mem == NULL ? IBC_ERR_NOMEM : IBC_OK;
+
+	for (k = 0; rc == IBC_OK && k < n; k++)
+		if (st[k].active && st[k].group == h->group)
+			mem[m++] = k;
+	for (i = 0, round = 0; rc == IBC_OK && i < iters; i++, round++) {
+		int first = 0;
+
+		if (h->window && (i == 0 || round == h->block_rounds)) {
+			rc = ibc_harness_window_anchor(h, i == 0 && h->group == 0);
+			if (rc != IBC_OK || (h->win_stop && i >= MIN_BUDGET_ITERS))
+				break; /* every rank: the anchor was collective */
+			round = 0;
+			first = 1;
+		}
+		for (j = 0; j < m && rc == IBC_OK; j++, first = 0) {
+			k = mem[(j + (size_t)i) % m];
+			rc = iteration(h, &st[k], &st[k].samples[i], first);
+		}
+	}
+	free(mem);
+	*done = i;
+	return rc;
+}
+
 /* One point; *again (auto only): every iteration of an operation started
  * late, nothing was written, the point is to be measured at a barrier. */
 static int point_run(struct ibc_harness *h, int index, struct op_state *st, size_t n,
@@ -259,10 +378,10 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	const struct ibc_harness_params *p = h->p;
 	struct ibc_boot *b = h->boot;
 	struct ibc_harness_point pt = { 0 };
-	long iters, warmup, i, want, round;
-	size_t j, k, nactive = 0;
-	int rc, agreed;
-	double t_start, per_iter, elapsed;
+	long iters, warmup, i, want, done;
+	size_t k, nactive = 0;
+	int rc, agreed, g;
+	double t_start, per_iter, elapsed, budget_end, *d;
 	const char *what = "a measurement step failed";
 
 	pt.index = index;
@@ -302,9 +421,10 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		st[k].valid = -1;
 		st[k].late = 0;
 		st[k].extra[0] = '\0';
-		st[k].warm = h->window ? calloc((size_t)warmup + 1, sizeof(double)) : NULL;
+		st[k].warm = calloc((size_t)warmup + 1, sizeof(double));
 		st[k].nwarm = 0;
-		if (h->window && st[k].warm == NULL) {
+		st[k].group = 0;
+		if (st[k].warm == NULL) {
 			rc = IBC_ERR_NOMEM;
 			goto err_abort;
 		}
@@ -374,43 +494,40 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 			goto err_abort;
 		}
 	}
-	if (h->window && (rc = ibc_harness_window_first(h, st, n)) != IBC_OK)
+	if ((d = calloc(n, sizeof(double))) == NULL) {
+		rc = IBC_ERR_NOMEM;
+		goto err_abort;
+	}
+	if ((rc = ibc_harness_warm_medians(h, st, n, d)) == IBC_OK)
+		rc = ops_group(h, st, n, d);
+	if (rc == IBC_OK && h->window)
+		rc = ibc_harness_window_first(h, st, n, d);
+	free(d);
+	if (rc != IBC_OK)
 		goto err_abort;
 	if ((rc = ops_timed_mark(h, st, n, 0)) != IBC_OK)
 		goto err_abort;
 	t_start = ibc_timer_now_us();
-	for (i = 0, round = 0; i < iters; i++, round++) {
-		int first = 0;
-
-		/* window mode: a fresh anchor per block, so one late start does
-		 * not make the following ones late too */
-		if (h->window && (i == 0 || round == h->block_rounds)) {
-			rc = ibc_harness_window_anchor(h, i == 0);
-			if (rc != IBC_OK)
-				goto err_abort;
-			if (h->win_stop && i >= MIN_BUDGET_ITERS)
-				break; /* every rank: the anchor was collective */
-			round = 0;
-			first = 1;
-		}
-		/* interleaved, and rotated so no variant always runs first or
-		 * right after the same neighbour (position effects cancel) */
-		for (j = 0; j < n; j++) {
-			k = (j + (size_t)i) % n;
-			if (!st[k].active)
-				continue;
-			rc = iteration(h, &st[k], &st[k].samples[i], first);
-			if (rc != IBC_OK)
-				goto err_abort;
-			first = 0;
-		}
+	budget_end = h->budget_end_us;
+	done = iters;
+	for (g = 0; g < h->ngroups; g++) {
+		/* window mode: this group's share of what is left of the budget */
+		if (budget_end > 0 && h->window)
+			h->budget_end_us = ibc_timer_now_us() +
+					   (budget_end - ibc_timer_now_us()) * group_share(st, n, g);
+		h->group = g;
+		rc = ops_timed_group(h, st, n, iters, &i);
+		if (rc != IBC_OK)
+			goto err_abort;
+		if (i < done)
+			done = i;
 	}
 	elapsed = ibc_timer_now_us() - t_start;
-	if (i < iters) {
+	if (done < iters) {
 		if (b->rank == 0)
 			ibc_info("harness: %s point %zu bytes: the %.1f s budget ran out in the windows "
-				 "after %ld of %ld iterations", p->suite, pt.bytes, p->budget_s, i, iters);
-		iters = i;
+				 "after %ld of %ld iterations", p->suite, pt.bytes, p->budget_s, done, iters);
+		iters = done;
 		pt.iters = iters;
 	}
 	/* everyone out of the last iteration (a rank still inside an operation

@@ -25,8 +25,9 @@ struct op_state {
 	long kept;        /* rank 0: iterations in the statistics */
 	double *samples;  /* iters, this rank */
 	double *all;      /* rank 0: size * iters */
-	double *warm;     /* warm-up durations of this rank (window mode's first W) */
+	double *warm;     /* warm-up durations of this rank (the groups, window mode's first W) */
 	long nwarm;
+	int group;        /* interleaved with the operations of its group (harness.c) */
 	/* window mode */
 	double win_us;    /* this operation's window W */
 	double late_tol_us;
@@ -59,7 +60,9 @@ struct ibc_harness {
 	double win_next_g;       /* global start of the next iteration */
 	double margin_us;        /* an anchor is this far ahead of rank 0's now */
 	int win_late;            /* the last window wait ended late */
-	long block_rounds;       /* rounds per block */
+	long block_rounds;       /* rounds per block (of the current group's operations) */
+	int group;               /* the group of operations being timed, */
+	int ngroups;             /* ... of this many in the point */
 	double budget_end_us;    /* rank 0: past this local time the timed loop ends at the
 				    next anchor (the point's budget); 0: none */
 	int win_stop;            /* the last anchor ended the timed loop (all ranks) */
@@ -80,7 +83,8 @@ int ibc_harness_serve(void *arg);
 
 /* window.c */
 int ibc_harness_sync_decide(struct ibc_harness *h);
-int ibc_harness_window_first(struct ibc_harness *h, struct op_state *st, size_t n);
+int ibc_harness_warm_medians(struct ibc_harness *h, struct op_state *st, size_t n, double *d);
+int ibc_harness_window_first(struct ibc_harness *h, struct op_state *st, size_t n, const double *d);
 int ibc_harness_window_anchor(struct ibc_harness *h, int first);
 int ibc_harness_window_wait(struct ibc_harness *h, struct op_state *s, int first_of_block,
 			    double *start_out);

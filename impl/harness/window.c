@@ -98,10 +98,33 @@ static void block_rounds_set(struct ibc_harness *h)
 	size_t k;
 
 	for (k = 0; k < h->nst; k++)
-		if (h->st[k].active)
+		if (h->st[k].active && h->st[k].group == h->group)
 			per += h->st[k].win_us;
 	r = per > 0 ? (long)(WINDOW_BLOCK_US / per) : WINDOW_BLOCK_MAX;
 	h->block_rounds = r < WINDOW_BLOCK_MIN ? WINDOW_BLOCK_MIN : r > WINDOW_BLOCK_MAX ? WINDOW_BLOCK_MAX : r;
+}
+
+/* Rank 0: d[k] = the slowest rank's median warm-up time of operation k (0
+ * without warm-up); collective. */
+int ibc_harness_warm_medians(struct ibc_harness *h, struct op_state *st, size_t n, double *d)
+{
+	double *mine = calloc(n, sizeof(double)), *all = NULL;
+	size_t k;
+	int rc = IBC_OK, r;
+
+	if (mine == NULL || (h->boot->rank == 0 && (all = calloc((size_t)h->boot->size * n, sizeof(double))) == NULL))
+		rc = IBC_ERR_NOMEM;
+	for (k = 0; rc == IBC_OK && k < n; k++)
+		if (st[k].active && st[k].nwarm > 0)
+			mine[k] = median(st[k].warm, st[k].nwarm);
+	if (rc == IBC_OK)
+		rc = ibc_boot_gather(h->boot, mine, all, n * sizeof(double), 0);
+	for (k = 0; rc == IBC_OK && h->boot->rank == 0 && k < n; k++)
+		for (d[k] = 0, r = 0; r < h->boot->size; r++)
+			d[k] = fmax(d[k], all[(size_t)r * n + k]);
+	free(mine);
+	free(all);
+	return rc;
 }
 
 /* W for an operation whose slowest rank's median time is d: three times
@@ -112,36 +135,24 @@ static double window_of(const struct ibc_harness *h, double d)
 	return 3 * d + 2 * h->clock.err_us + 2.0;
 }
 
-/* The first W of each operation, from the warm-up's medians (window_of);
- * its late tolerance a quarter of the median, within [0.2, 2] us. */
-int ibc_harness_window_first(struct ibc_harness *h, struct op_state *st, size_t n)
+/* The first W of each operation, from the warm-up's medians d (rank 0's,
+ * ibc_harness_warm_medians; window_of); its late tolerance a quarter of
+ * the median, within [0.2, 2] us. */
+int ibc_harness_window_first(struct ibc_harness *h, struct op_state *st, size_t n, const double *d)
 {
 	const struct ibc_harness_params *p = h->p;
-	double *d = calloc(n, sizeof(double)), *all = NULL, *w = calloc(2 * n + 1, sizeof(double));
+	double *w = calloc(2 * n + 1, sizeof(double));
 	size_t k;
-	int rc = IBC_OK, r;
+	int rc = w == NULL ? IBC_ERR_NOMEM : IBC_OK;
 
-	if (d == NULL || w == NULL ||
-	    (h->boot->rank == 0 && (all = calloc((size_t)h->boot->size * n, sizeof(double))) == NULL))
-		rc = IBC_ERR_NOMEM;
-	for (k = 0; rc == IBC_OK && k < n; k++) {
-		if (!st[k].active || st[k].nwarm == 0)
-			continue;
-		d[k] = median(st[k].warm, st[k].nwarm);
+	for (k = 0; rc == IBC_OK && h->boot->rank == 0 && k < n; k++) {
+		w[2 * k] = p->window_us > 0 ? p->window_us : window_of(h, d[k]);
+		w[2 * k + 1] = p->late_tol_us > 0 ? p->late_tol_us : fmin(2.0, fmax(0.2, d[k] / 4));
 	}
-	if (rc == IBC_OK)
-		rc = ibc_boot_gather(h->boot, d, all, n * sizeof(double), 0);
-	if (rc == IBC_OK && h->boot->rank == 0) {
-		for (k = 0; k < n; k++) {
-			for (r = 0; r < h->boot->size; r++)
-				d[k] = fmax(d[k], all[(size_t)r * n + k]);
-			w[2 * k] = p->window_us > 0 ? p->window_us : window_of(h, d[k]);
-			w[2 * k + 1] = p->late_tol_us > 0 ? p->late_tol_us : fmin(2.0, fmax(0.2, d[k] / 4));
-		}
+	if (rc == IBC_OK) {
 		w[2 * n] = WINDOW_MARGIN_US;
-	}
-	if (rc == IBC_OK)
 		rc = ibc_boot_bcast(h->boot, w, (2 * n + 1) * sizeof(double), 0);
+	}
 	for (k = 0; rc == IBC_OK && k < n; k++) {
 		st[k].win_us = w[2 * k];
 		st[k].late_tol_us = w[2 * k + 1];
@@ -155,9 +166,7 @@ int ibc_harness_window_first(struct ibc_harness *h, struct op_state *st, size_t 
 		h->margin_us = w[2 * n];
 		block_rounds_set(h);
 	}
-	free(d);
 	free(w);
-	free(all);
 	return rc;
 }
 

@@ -9,8 +9,9 @@
  *                slowest rank gives 10 (n-1) + i % 5, skew 10 (n-1), the
  *                mean over ranks 5 (n-1) + 2: exact numbers.
  *   C  "root":   like B with IBC_HARNESS_TIME_ROOT: rank 0's i % 5.
- * Every operation logs its calls; each round runs every variant once, timed
- * rounds rotated (A B C, B C A, C A B, ...). */
+ * Every operation logs its calls; each warm-up round runs every variant
+ * once; timed rounds interleave variants of about one duration, rotated
+ * (B C, C B, ...), and A, a thousand times slower, is timed after them. */
 #ifndef IBC_TEST_HARNESS_CHECKS_H
 #define IBC_TEST_HARNESS_CHECKS_H
 
@@ -119,7 +120,7 @@ static double chk_extra(const struct ibc_csv_table *t, size_t row, const char *k
 }
 
 /* number of TAP lines chk_run prints on rank 0 */
-#define CHK_TESTS 18
+#define CHK_TESTS 19
 
 static void chk_run(struct ibc_boot *b, const char *launcher)
 {
@@ -158,13 +159,19 @@ static void chk_run(struct ibc_boot *b, const char *launcher)
 	chk_log_n = 0;
 	rc = ibc_harness_run(b, &p, ops, 3);
 
-	/* interleaving: warm-up rounds A B C; timed round i starts at variant
-	 * i mod 3 (A B C, B C A, C A B, ...) on every rank */
+	/* interleaving: warm-up rounds A B C; then the timed rounds in groups
+	 * of about one duration, fastest first: B and C (microseconds)
+	 * interleaved and rotated (B C, C B, ...), then A (milliseconds) alone */
 	for (i = 0; i < chk_log_n; i++) {
-		size_t round = i / 3, pos = i % 3;
-		size_t shift = round < 3 ? 0 : (round - 3) % 3;
+		char expect;
 
-		if (chk_log[i] != "ABC"[(pos + shift) % 3])
+		if (i < 9)
+			expect = "ABC"[i % 3];
+		else if (i < 9 + 2 * CHK_ITERS)
+			expect = "BC"[((i - 9) % 2 + (i - 9) / 2) % 2];
+		else
+			expect = 'A';
+		if (chk_log[i] != expect)
 			ok_order = 0;
 	}
 	if (chk_log_n != 3 * (CHK_ITERS + 3))
@@ -178,7 +185,7 @@ static void chk_run(struct ibc_boot *b, const char *launcher)
 	tap_is_int(rc, IBC_OK, "%d ranks: harness run succeeds", n);
 	for (r = 0; r < n && orders != NULL && orders[r]; r++)
 		;
-	tap_ok(orders != NULL && r == n, "%d ranks: variants interleaved and rotated (A B C, B C A, ...) on every rank", n);
+	tap_ok(orders != NULL && r == n, "%d ranks: variants of one duration interleaved and rotated (B C, C B, ...), the 1000x slower one timed after them, on every rank", n);
 	free(orders);
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
 	rc = ibc_csv_read(path, &t);
@@ -247,6 +254,10 @@ static void chk_run(struct ibc_boot *b, const char *launcher)
 			tap_ok(probe != NULL && probe[0] == '\0', "1 rank: probe_us empty (no peer)");
 	}
 	tap_is_str(ibc_csv_cell(t, (size_t)rb, "launcher"), launcher, "%d ranks: launcher column", n);
+	tap_ok(strstr(ibc_csv_cell(t, (size_t)rb, "extra"), "group=1/2") != NULL &&
+	       strstr(ibc_csv_cell(t, (size_t)rcr, "extra"), "group=1/2") != NULL &&
+	       strstr(ibc_csv_cell(t, (size_t)ra, "extra"), "group=2/2") != NULL,
+	       "%d ranks: extra names each row's timed group (exact, root 1/2; sleep 2/2)", n);
 	ibc_csv_table_free(t);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/meta.csv", dir);
