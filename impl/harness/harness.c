@@ -509,27 +509,28 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		goto err_abort;
 	t_start = ibc_timer_now_us();
 	budget_end = h->budget_end_us;
-	done = iters;
+	pt.iters = 0;
 	for (g = 0; g < h->ngroups; g++) {
-		/* window mode: this group's share of what is left of the budget */
+		/* window mode: this group's share of what is left of the budget
+		 * (a group that needs less leaves the rest to the next) */
 		if (budget_end > 0 && h->window)
 			h->budget_end_us = ibc_timer_now_us() +
 					   (budget_end - ibc_timer_now_us()) * group_share(st, n, g);
 		h->group = g;
-		rc = ops_timed_group(h, st, n, iters, &i);
+		rc = ops_timed_group(h, st, n, iters, &done);
 		if (rc != IBC_OK)
 			goto err_abort;
-		if (i < done)
-			done = i;
+		for (k = 0; k < n; k++)
+			if (st[k].group == g)
+				st[k].iters = done;
+		if (done > pt.iters)
+			pt.iters = done;
+		if (done < iters && b->rank == 0)
+			ibc_info("harness: %s point %zu bytes: the %.1f s budget ran out in the windows "
+				 "after %ld of %ld iterations%s", p->suite, pt.bytes, p->budget_s, done, iters,
+				 h->ngroups > 1 ? " of a timed group" : "");
 	}
 	elapsed = ibc_timer_now_us() - t_start;
-	if (done < iters) {
-		if (b->rank == 0)
-			ibc_info("harness: %s point %zu bytes: the %.1f s budget ran out in the windows "
-				 "after %ld of %ld iterations", p->suite, pt.bytes, p->budget_s, done, iters);
-		iters = done;
-		pt.iters = iters;
-	}
 	/* everyone out of the last iteration (a rank still inside an operation
 	 * may need the others' progress, e.g. RGM's NAK answered) */
 	rc = ibc_harness_sync(h);
@@ -584,10 +585,10 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 			if (rc != IBC_OK)
 				goto err_abort;
 		}
-		rc = ibc_harness_samples_gather(b, st[k].samples, st[k].all, (size_t)iters);
+		rc = ibc_harness_samples_gather(b, st[k].samples, st[k].all, (size_t)st[k].iters);
 		if (rc != IBC_OK)
 			goto err_abort;
-		if (b->rank == 0 && (rc = ibc_harness_reduce(h, &st[k], iters)) != IBC_OK)
+		if (b->rank == 0 && (rc = ibc_harness_reduce(h, &st[k], st[k].iters)) != IBC_OK)
 			goto err_abort;
 	}
 	if (h->window) {

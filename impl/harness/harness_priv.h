@@ -27,7 +27,8 @@ struct op_state {
 	double *all;      /* rank 0: size * iters */
 	double *warm;     /* warm-up durations of this rank (the groups, window mode's first W) */
 	long nwarm;
-	int group;        /* interleaved with the operations of its group (harness.c) */
+	int group;        /* interleaved with the operations of its group (harness.c), */
+	long iters;       /* ... which ran this many timed iterations */
 	/* window mode */
 	double win_us;    /* this operation's window W */
 	double late_tol_us;

@@ -23,7 +23,8 @@
  *    again at the barrier sync and says so (meta.csv: sync_fallback);
  *  - windows of 20 ms against a 1 s budget: the timed loop ends at the
  *    first anchor past the budget (the warm-up at the sync step cannot see
- *    what the windows cost);
+ *    what the windows cost); with a 5 ms operation beside it, each of the
+ *    two timed groups gets its share (neither starved);
  *  - the check's evidence (ibc_gclock_evidence_*), on made-up samples: a
  *    model 3 ms off is caught by its fast samples even when one sample is a
  *    6 ms round trip that could explain the offset; a right model passes;
@@ -67,7 +68,8 @@ static struct meet *meet;
 struct op {
 	int mode;        /* 0: spin then meet, 1: spin only, 2: spin, rank 1 late every 6th,
 			    3: sleep 2 D_r (a nap's wake-up in the operation),
-			    4: spin only, rank 1 late for every start */
+			    4: spin only, rank 1 late for every start,
+			    5: sleep 5 ms (job_slow's second operation) */
 	long calls, warmup;
 	unsigned sense;
 };
@@ -104,6 +106,10 @@ static int o_run(struct ibc_harness *h, void *arg)
 	int r = ibc_harness_boot(h)->rank, n = ibc_harness_boot(h)->size;
 
 	o->calls++;
+	if (o->mode == 5) {
+		nanosleep(&(struct timespec){ 0, 5000 * 1000 }, NULL);
+		return IBC_OK;
+	}
 	if (o->mode == 3) {
 		nanosleep(&(struct timespec){ 0, (long)(2 * D_US * (r + 1) * 1000) }, NULL);
 		return IBC_OK;
@@ -126,6 +132,8 @@ struct result {
 	int rc;
 	double p50, skew, late_iters, window_us, iters, p99;
 	char sync[64], why[256], check[256], fallback[256], extra[512];
+	double iters2;    /* job_slow: the second operation's row */
+	char extra2[512];
 };
 
 static double extra_num(const char *e, const char *key)
@@ -155,12 +163,15 @@ static void meta_get(const char *dir, const char *key, char *out, size_t cap)
 
 /* one job of 2 ranks; rank 0 returns with *res filled, the child exits */
 static double job_budget_s; /* > 0: the point's budget */
+static int job_slow;        /* 1: a second operation, "slow" (mode 5), beside "op" */
 
 static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, struct result *res)
 {
-	static struct op o;
-	const struct ibc_harness_op op = { .variant = "op", .arg = &o, .setup = o_setup,
-					   .prepare = o_prepare, .run = o_run };
+	static struct op o, o2;
+	const struct ibc_harness_op ops[2] = {
+		{ .variant = "op", .arg = &o, .setup = o_setup, .prepare = o_prepare, .run = o_run },
+		{ .variant = "slow", .arg = &o2, .setup = o_setup, .prepare = o_prepare, .run = o_run },
+	};
 	struct ibc_harness_params p;
 	struct ibc_csv_table *t = NULL;
 	char dir[64] = "/tmp/ibc-win-XXXXXX", path[128];
@@ -169,7 +180,9 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 
 	memset(res, 0, sizeof(*res));
 	memset(&o, 0, sizeof(o));
+	memset(&o2, 0, sizeof(o2));
 	o.mode = mode;
+	o2.mode = 5;
 	atomic_store(&meet->count, 0);
 	atomic_store(&meet->sense, 0);
 	rc = ibc_boot_fork_open(2, &b);
@@ -193,7 +206,7 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 	p.print_rows = 0;
 	p.progress = 0;
 	p.probe = NULL;
-	rc = ibc_harness_run(b, &p, &op, 1);
+	rc = ibc_harness_run(b, &p, ops, job_slow ? 2 : 1);
 	if (ibc_boot_close(b) != IBC_OK && rc == IBC_OK)
 		rc = IBC_ERR_REMOTE;
 	if (rank != 0)
@@ -204,7 +217,7 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 	meta_get(dir, "clock_check", res->check, sizeof(res->check));
 	meta_get(dir, "sync_fallback", res->fallback, sizeof(res->fallback));
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (rc == IBC_OK && ibc_csv_read(path, &t) == IBC_OK && t->nrows == 2) {
+	if (rc == IBC_OK && ibc_csv_read(path, &t) == IBC_OK && t->nrows == (job_slow ? 3u : 2u)) {
 		const char *e = ibc_csv_cell(t, 0, "extra");
 
 		res->p50 = strtod(ibc_csv_cell(t, 0, "p50_us"), NULL);
@@ -214,6 +227,10 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 		res->late_iters = extra_num(e, "late_iters");
 		res->window_us = extra_num(e, "window_us");
 		snprintf(res->extra, sizeof(res->extra), "%s", e);
+		if (job_slow) {
+			res->iters2 = strtod(ibc_csv_cell(t, 1, "iters"), NULL);
+			snprintf(res->extra2, sizeof(res->extra2), "%s", ibc_csv_cell(t, 1, "extra"));
+		}
 		tap_diag("mode %d sync %s: p50 %.3f skew %.3f iters %.0f extra %s", mode, res->sync,
 			 res->p50, res->skew, res->iters, e);
 	}
@@ -433,6 +450,21 @@ int main(int argc, char **argv)
 	tap_is_int(r.rc, IBC_OK, "W 20 ms, 200 iterations, 1 s budget: run succeeds");
 	tap_ok(r.iters >= 10 && r.iters < ITERS / 2,
 	       "... the timed loop ends when the budget is spent: %.0f of %d iterations", r.iters, ITERS);
+
+	/* two groups (op ~0.2 ms, slow 5 ms: more than 10x apart), 200
+	 * iterations (~3 s of windows) against a 1 s budget: the groups share
+	 * the budget by what a round of each costs, so neither is starved */
+	job_budget_s = 1.0;
+	job_slow = 1;
+	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
+	job_slow = 0;
+	job_budget_s = 0;
+	tap_is_int(r.rc, IBC_OK, "two timed groups, 1 s budget: run succeeds");
+	tap_ok(strstr(r.extra, "group=1/2") != NULL && strstr(r.extra2, "group=2/2") != NULL,
+	       "... op timed in group 1 of 2, slow in group 2");
+	tap_ok(r.iters >= 20 && r.iters2 >= 20 && r.iters2 < ITERS / 2,
+	       "... the budget holds and is shared: op %.0f, slow %.0f of %d iterations", r.iters,
+	       r.iters2, ITERS);
 
 	job(4, IBC_HARNESS_SYNC_WINDOW, 0, &r);
 	tap_ok(r.rc == IBC_ERR_TIMEOUT, "rank 1 late for every start: --sync window fails (%s)",
