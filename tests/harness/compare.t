@@ -4,7 +4,8 @@
 # run against itself and two runs of pure noise flag nothing, a row missing
 # in NEW fails, a slower placement probe turns a uniform slowdown into
 # "placement", an oversubscribed row is advisory unless --strict, so is a
-# row slower per iteration whose back-to-back median is unchanged, JUnit XML
+# row slower per iteration whose back-to-back median is unchanged, the probe
+# suite's rows (placement) are advisory and stay out of the spread, JUnit XML
 # counts the failures; bad input exits 2.  End to end:
 # the barrier suite keeps its samples (samples.csv: one row per results row,
 # n = iters), and IBC_SLOWDOWN=rds:50 makes compare flag rds.
@@ -12,7 +13,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
-echo "1..19"
+echo "1..21"
 
 # mk DIR SEED SCALE_ROW1 SCALE_ROW2 PROBE [DROP_ROW]: 4 rows of 400 log-normal samples
 mk() {
@@ -106,6 +107,34 @@ expect 1 '^not ok 2 - barrier rgm .*slower 1\.[12]' "... slower back to back too
 	"$tmp/wbase" "$tmp/wslow"
 expect 1 '^not ok 2 - barrier rgm .*slower 1\.[12]' \
 	"... and with --strict the per-iteration-only row fails" --strict "$tmp/wbase" "$tmp/wsame"
+# mk12 DIR SEED SLOW PROBE1 PROBE2: 10 rows (the last, link write-lat, scaled by
+# SLOW) and the probe suite's 2 rows scaled by PROBE1 and PROBE2
+mk12() {
+	python3 - "$@" <<'PYEOF'
+import csv, os, random, sys
+d, seed, slow, p1, p2 = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+os.makedirs(d, exist_ok=True)
+rnd = random.Random(seed)
+rows = [("barrier", v, "ibchar", "shm", str(n), "0", "") for v in ("rds", "rpe", "rgm") for n in (2, 3, 4)]
+rows += [("link", "write-lat", "ibchar", "shm", "2", "8", ""), ("probe", "probe-cross", "ibchar", "shm", "2", "0", ""),
+         ("probe", "probe-write", "ibchar", "shm", "2", "0", "")]
+scale = [1.0] * 9 + [slow, p1, p2]
+with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w", newline="") as g:
+    w = csv.writer(f); w.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "n", "samples_us"])
+    r = csv.writer(g); r.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "p50_us", "probe_us", "oversub"])
+    for i, k in enumerate(rows):
+        v = sorted((2.0 + i) * scale[i] * rnd.lognormvariate(0, 0.05) for _ in range(400))
+        w.writerow(["run"] + list(k) + [len(v), " ".join("%.4f" % x for x in v)])
+        r.writerow(["run"] + list(k) + ["%.4f" % v[200], "0.1", 0])
+PYEOF
+}
+mk12 "$tmp/qbase" 1 1 1 1
+mk12 "$tmp/qnew" 2 1.5 0.3 2.5
+expect 1 '^not ok 10 - link write-lat .*slower 1\.[45]' \
+	"the probe suite's rows stay out of the spread: probes moved 0.3x and 2.5x, a 1.5x slower row still fails" \
+	"$tmp/qbase" "$tmp/qnew"
+expect 1 '^ok 12 - probe probe-write .*slower 2\.[45].*a placement probe: advisory' \
+	"... and a slower probe row is advisory" "$tmp/qbase" "$tmp/qnew"
 "$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
 "$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
