@@ -135,7 +135,11 @@ static int group_map(struct shm *st, struct group *g)
 		close(fd);
 		return IBC_ERR_SYS;
 	}
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* populated: the ring's first lap would otherwise fault a page into the
+	 * sender and every member per datagram (a slot is a page), which
+	 * multicast hardware does not cost (RGM on shm: 3.7 us a barrier for the
+	 * first 1024 of each group, 0.5 after) */
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
 		ibc_error("shm: mmap(%s): %s", g->segname, strerror(errno));

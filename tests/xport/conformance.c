@@ -77,6 +77,7 @@ static void run_job(int n, int full)
 	if (full) {
 		test_drops();
 		test_overrun();
+		test_mcast_resident();
 		for (int c = 0; c < E_COUNT; c++)
 			error_case((enum ecase)c, 0);
 		/* again after a good write with the same key, which fills the
