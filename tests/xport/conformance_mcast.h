@@ -217,59 +217,109 @@ static void test_drops(void)
 	ibc_xport_close(x);
 }
 
+/* shm, two ranks of a fresh instance in one group: rank 0 publishes, rank 1
+ * reads (test_mcast_resident, test_overrun) */
+struct mpair {
+	struct ibc_xport *x;
+	struct ibc_xport_mr *mr;  /* MPAIR_RQ receive slots of 64 bytes, then the send word */
+	struct ibc_xport_mcast *g;
+};
+
+#define MPAIR_RQ 64
+
+static int mpair_open(struct mpair *m, const char *name)
+{
+	struct ibc_xport_params p;
+	int ok;
+
+	params_default(&p);
+	m->x = open_x(&p);
+	m->g = NULL;
+	ok = ibc_xport_mr_alloc(m->x, (size_t)(MPAIR_RQ + 1) * 64, IBC_XPORT_ACCESS_ALL, &m->mr) == IBC_OK;
+	if (ok && R < 2)
+		ok = ibc_xport_mcast_join(m->x, name, 0, &m->g) == IBC_OK;
+	barrier();
+	return ok;
+}
+
+/* rank 0: S datagrams, each its number 1..S (8 bytes), one at a time */
+static int mpair_publish(struct mpair *m, int S)
+{
+	uint64_t *sb = (uint64_t *)(void *)((unsigned char *)m->mr->addr + (size_t)MPAIR_RQ * 64);
+	struct ibc_xport_sge s = { (uint64_t)(uintptr_t)sb, 8, m->mr->lkey };
+	int ok = 1;
+
+	for (int j = 0; j < S && ok; j++) {
+		*sb = (uint64_t)j + 1;
+		ok = ibc_xport_mcast_send(m->x, m->g, &s, 1, IBC_XPORT_WR_SIGNALED, (uint64_t)j) == IBC_OK &&
+		     wait_ok(m->x, IBC_XPORT_CQ_SEND, (uint64_t)j, NULL);
+	}
+	return ok;
+}
+
+/* rank 1: reads MPAIR_RQ receives at a time until a batch comes short;
+ * *got datagrams, *last the last number read, *ordered whether the numbers grew */
+static int mpair_read(struct mpair *m, int *got, uint64_t *last, int *ordered)
+{
+	struct ibc_xport_wc wc[MPAIR_RQ];
+	int ok = 1, n;
+
+	*got = 0;
+	*last = 0;
+	*ordered = 1;
+	do {
+		for (int j = 0; j < MPAIR_RQ && ok; j++) {
+			struct ibc_xport_sge s = {
+				(uint64_t)(uintptr_t)((unsigned char *)m->mr->addr + (size_t)j * 64), 64,
+				m->mr->lkey };
+
+			ok = ibc_xport_recv(m->x, -1, m->g, &s, 1, (uint64_t)j) == IBC_OK;
+		}
+		n = ok ? drain(m->x, IBC_XPORT_CQ_RECV, wc, MPAIR_RQ, 50000000LL) : 0;
+		for (int i = 0; i < n; i++) {
+			uint64_t v;
+
+			memcpy(&v, (unsigned char *)m->mr->addr + wc[i].wr_id * 64, 8);
+			*ordered = *ordered && wc[i].status == IBC_OK && v > *last;
+			*last = v;
+		}
+		*got += n;
+	} while (n == MPAIR_RQ && ok);
+	return ok;
+}
+
+static void mpair_close(struct mpair *m)
+{
+	if (m->g != NULL)
+		ibc_xport_mcast_leave(m->x, m->g);
+	ibc_xport_mr_dereg(m->x, m->mr);
+	ibc_xport_close(m->x);
+}
+
 /* shm: a group's ring is resident from the join: publishing and reading the
  * first lap of it (512 datagrams, a slot a page) faults no page into the
  * sender or the member (it did: ~1 per datagram on each side, 3.7 us an RGM
  * barrier against 0.5 once the ring had wrapped). */
 static void test_mcast_resident(void)
 {
-	struct ibc_xport_params p;
-	struct ibc_xport *x;
-	struct ibc_xport_mr *mr = NULL;
-	struct ibc_xport_mcast *g = NULL;
-	struct ibc_xport_wc wc[64];
+	struct mpair m;
 	struct rusage ru0, ru1;
-	const int S = 512, RQ = 64;
-	long faults = 0;
-	int ok, got = 0, n;
+	const int S = 512;
+	uint64_t last = 0;
+	long faults;
+	int ok, got = 0, ordered = 1;
 
 	if (!is_shm) {
 		skip(1, "multicast ring residency: shm only (verbs pins its receive buffers)");
 		return;
 	}
-	params_default(&p);
-	x = open_x(&p);
-	ok = ibc_xport_mr_alloc(x, (size_t)(RQ + 1) * 64, IBC_XPORT_ACCESS_ALL, &mr) == IBC_OK;
-	if (ok && R < 2)
-		ok = ibc_xport_mcast_join(x, "ibc-conf-resident", 0, &g) == IBC_OK;
-	barrier();
+	ok = mpair_open(&m, "ibc-conf-resident");
 	getrusage(RUSAGE_SELF, &ru0);
-	if (R == 0) {
-		uint64_t *sb = (uint64_t *)(void *)((unsigned char *)mr->addr + (size_t)RQ * 64);
-		struct ibc_xport_sge s = { (uint64_t)(uintptr_t)sb, 8, mr->lkey };
-
-		for (int j = 0; j < S && ok; j++) {
-			*sb = (uint64_t)j + 1;
-			ok = ibc_xport_mcast_send(x, g, &s, 1, IBC_XPORT_WR_SIGNALED, (uint64_t)j) ==
-				     IBC_OK &&
-			     wait_ok(x, IBC_XPORT_CQ_SEND, (uint64_t)j, NULL);
-		}
-	}
+	if (R == 0 && ok)
+		ok = mpair_publish(&m, S);
 	barrier(); /* everything sent */
-	if (R == 1) {
-		do {
-			for (int j = 0; j < RQ && ok; j++) {
-				struct ibc_xport_sge s = {
-					(uint64_t)(uintptr_t)((unsigned char *)mr->addr + (size_t)j * 64),
-					64, mr->lkey };
-
-				ok = ibc_xport_recv(x, -1, g, &s, 1, (uint64_t)j) == IBC_OK;
-			}
-			n = ok ? drain(x, IBC_XPORT_CQ_RECV, wc, RQ, 50000000LL) : 0;
-			got += n;
-		} while (n == RQ && ok && got < S);
-		ok = ok && got == S;
-	}
+	if (R == 1 && ok)
+		ok = mpair_read(&m, &got, &last, &ordered) && got == S && ordered && last == (uint64_t)S;
 	getrusage(RUSAGE_SELF, &ru1);
 	if (R < 2) {
 		faults = ru1.ru_minflt - ru0.ru_minflt + ru1.ru_majflt - ru0.ru_majflt;
@@ -278,10 +328,7 @@ static void test_mcast_resident(void)
 	}
 	check(ok, "multicast ring resident from the join: a first lap of %d datagrams faults fewer "
 	      "than %d pages into the sender and the member", S, S / 8);
-	if (g != NULL)
-		ibc_xport_mcast_leave(x, g);
-	ibc_xport_mr_dereg(x, mr);
-	ibc_xport_close(x);
+	mpair_close(&m);
 }
 
 /* shm: rank 0 publishes S datagrams (its sequence number) to a group while
@@ -291,59 +338,24 @@ static void test_mcast_resident(void)
  * the newest ones, in order, and read + lost = sent. */
 static void test_overrun(void)
 {
-	struct ibc_xport_params p;
-	struct ibc_xport *x;
-	struct ibc_xport_mr *mr = NULL;
-	struct ibc_xport_mcast *g = NULL;
+	struct mpair m;
 	struct ibc_xport_stats st;
-	struct ibc_xport_wc wc[64];
-	const int S = 5000, RQ = 64;
+	const int S = 5000;
 	uint64_t last = 0;
-	int ok, got = 0, ordered = 1, n;
+	int ok, got = 0, ordered = 1;
 
 	if (!is_shm) {
 		skip(1, "multicast overrun: shm only (a UD receiver without buffers loses datagrams "
 		     "unseen)");
 		return;
 	}
-	params_default(&p);
-	x = open_x(&p);
-	ok = ibc_xport_mr_alloc(x, (size_t)(RQ + 1) * 64, IBC_XPORT_ACCESS_ALL, &mr) == IBC_OK;
-	if (ok && R < 2)
-		ok = ibc_xport_mcast_join(x, "ibc-conf-overrun", 0, &g) == IBC_OK;
-	barrier();
-	if (R == 0) {
-		uint64_t *sb = (uint64_t *)(void *)((unsigned char *)mr->addr + (size_t)RQ * 64);
-		struct ibc_xport_sge s = { (uint64_t)(uintptr_t)sb, 8, mr->lkey };
-
-		for (int j = 0; j < S && ok; j++) {
-			*sb = (uint64_t)j + 1;
-			ok = ibc_xport_mcast_send(x, g, &s, 1, IBC_XPORT_WR_SIGNALED, (uint64_t)j) ==
-				     IBC_OK &&
-			     wait_ok(x, IBC_XPORT_CQ_SEND, (uint64_t)j, NULL);
-		}
-	}
+	ok = mpair_open(&m, "ibc-conf-overrun");
+	if (R == 0 && ok)
+		ok = mpair_publish(&m, S);
 	barrier(); /* everything sent */
 	if (R == 1) {
-		do {
-			for (int j = 0; j < RQ && ok; j++) {
-				struct ibc_xport_sge s = {
-					(uint64_t)(uintptr_t)((unsigned char *)mr->addr + (size_t)j * 64),
-					64, mr->lkey };
-
-				ok = ibc_xport_recv(x, -1, g, &s, 1, (uint64_t)j) == IBC_OK;
-			}
-			n = ok ? drain(x, IBC_XPORT_CQ_RECV, wc, RQ, 50000000LL) : 0;
-			for (int i = 0; i < n; i++) {
-				uint64_t v;
-
-				memcpy(&v, (unsigned char *)mr->addr + wc[i].wr_id * 64, 8);
-				ordered = ordered && wc[i].status == IBC_OK && v > last;
-				last = v;
-			}
-			got += n;
-		} while (n == RQ && ok);
-		ibc_xport_stats_get(x, &st);
+		ok = ok && mpair_read(&m, &got, &last, &ordered);
+		ibc_xport_stats_get(m.x, &st);
 		ok = ok && ordered && st.mcast_overrun > 0 && (uint64_t)got + st.mcast_overrun ==
 			(uint64_t)S && last == (uint64_t)S;
 		tap_diag("rank 1: read %d of %d datagrams, %llu overwritten unread", got, S,
@@ -351,10 +363,7 @@ static void test_overrun(void)
 	}
 	check(ok, "multicast overrun: a member a whole ring behind reads the newest datagrams in "
 	      "order; the overwritten ones are counted (read + overrun = sent)");
-	if (g != NULL)
-		ibc_xport_mcast_leave(x, g);
-	ibc_xport_mr_dereg(x, mr);
-	ibc_xport_close(x);
+	mpair_close(&m);
 }
 
 #endif
