@@ -16,7 +16,11 @@
  * For every point (one size of p.sizes) all operations are set up, warmed up
  * and measured interleaved on the same processes, one iteration of each per
  * round, the order rotated every round (A B C, B C A, C A B, ...) so that no
- * variant always runs first or after the same neighbour.
+ * variant always runs first or after the same neighbour.  Only operations of
+ * about one duration (the warm-up's medians within 10x, 20 us at least) are
+ * interleaved: groups of them are timed one after the other, fastest first,
+ * each with its own iteration count (extra: group=G/NG), since an operation
+ * timed after a long one pays the long one's gap (harness.c).
  *
  * How an iteration starts (p.sync_mode, recorded in meta.csv as sync):
  *  - window (the default wherever the global clock is good and the ranks
