@@ -322,23 +322,6 @@ static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const
 	return rc;
 }
 
-/* Window mode: group g's share of the time that the groups g.. still need
- * (its windows over theirs), for its share of the budget left. */
-static double group_share(const struct op_state *st, size_t n, int g)
-{
-	double mine = 0, left = 0;
-	size_t k;
-
-	for (k = 0; k < n; k++) {
-		if (!st[k].active || st[k].group < g)
-			continue;
-		left += st[k].win_us;
-		if (st[k].group == g)
-			mine += st[k].win_us;
-	}
-	return left > 0 ? mine / left : 1.0;
-}
-
 /* The timed loop of the current group (h->group): its operations
  * interleaved and rotated, so none always runs first or right after the same
  * neighbour (position effects cancel); window mode anchors a block at a
@@ -515,11 +498,12 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	budget_end = h->budget_end_us;
 	pt.iters = 0;
 	for (g = 0; g < h->ngroups; g++) {
-		/* window mode: this group's share of what is left of the budget
-		 * (a group that needs less leaves the rest to the next) */
+		/* window mode: an equal share of what is left of the budget for
+		 * each group still to run; a fast group that needs less runs all
+		 * its iterations and leaves the rest to the slower ones */
 		if (budget_end > 0 && h->window)
 			h->budget_end_us = ibc_timer_now_us() +
-					   (budget_end - ibc_timer_now_us()) * group_share(st, n, g);
+					   (budget_end - ibc_timer_now_us()) / (h->ngroups - g);
 		h->group = g;
 		rc = ops_timed_group(h, st, n, iters, &done);
 		if (rc != IBC_OK)
