@@ -23,6 +23,7 @@ struct crow {
 	int oversub;     /* from results.csv: ranks outnumbered the PUs */
 	int placement;   /* the probe suite's row: where the ranks sit, not the code */
 	double b2b;      /* from results.csv's extra: b2b_p50_us, NAN when none */
+	char group[16];  /* ... its timed group (G/NG), "" when the point had one */
 	long match;      /* BASE rows: NEW's row, -1 none */
 	double lr;       /* log ratio of medians NEW / BASE */
 };
@@ -183,6 +184,9 @@ static int cset_load(const char *dir, struct cset *c)
 					c->r[i].b2b = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"),
 									"b2b_p50_us", b2b, sizeof(b2b))
 							      ? strtod(b2b, NULL) : NAN;
+					if (!ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "group",
+							       c->r[i].group, sizeof(c->r[i].group)))
+						c->r[i].group[0] = '\0';
 				}
 		}
 		if (np == 0 && no > 0) {
@@ -202,7 +206,7 @@ static int cset_load(const char *dir, struct cset *c)
 struct verdict {
 	const char *label;
 	int fail;
-	char text[256];
+	char text[320];
 };
 
 static double median_of(double *v, size_t n)
@@ -217,7 +221,7 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	struct verdict *vd = NULL;
 	double *lr = NULL, *dev = NULL, min_eff = o->min_effect, probe_ratio = NAN, alpha = o->alpha > 0 ? o->alpha : 0.01;
 	double eff[2];
-	size_t i, j, nv = 0, nm = 0, nfail = 0, nslow = 0, nfast = 0, nplace = 0, nadv = 0, nwait = 0, nmiss = 0, ncls[2];
+	size_t i, j, nv = 0, nm = 0, nfail = 0, nslow = 0, nfast = 0, nplace = 0, nadv = 0, nwait = 0, nmiss = 0, ngroup = 0, ncls[2];
 	int rc, cls;
 
 	rc = cset_load(o->base, &b);
@@ -346,6 +350,15 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 		} else {
 			snprintf(v->text, sizeof(v->text), "unchanged %.3fx [%.3f, %.3f] p=%.2g", ratio, lo, hi, p);
 		}
+		if (strcmp(x->group, y->group) != 0) {
+			/* timed beside other variants (harness.c): its per-iteration
+			 * figure moved with them */
+			size_t len = strlen(v->text);
+
+			ngroup++;
+			snprintf(v->text + len, sizeof(v->text) - len, "; timed group %s -> %s",
+				 x->group[0] ? x->group : "1/1", y->group[0] ? y->group : "1/1");
+		}
 	}
 	printf("1..%zu\n", nv);
 	for (i = 0; i < nv; i++) {
@@ -362,6 +375,9 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	       "(advisory), %zu slower per iteration only (advisory), %zu missing, %zu unchanged or not "
 	       "compared\n", nv, nslow, nfast, nplace, nadv, nwait, nmiss,
 	       nv - nslow - nfast - nplace - nadv - nwait - nmiss);
+	if (ngroup > 0)
+		printf("# %zu rows were timed in another group than in BASE (beside other variants): "
+		       "their per-iteration figures are not like for like\n", ngroup);
 	if (o->junit != NULL) {
 		struct ibc_junit_case *jc = calloc(nv + 1, sizeof(*jc));
 

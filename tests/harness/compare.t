@@ -5,7 +5,8 @@
 # in NEW fails, a slower placement probe turns a uniform slowdown into
 # "placement", an oversubscribed row is advisory unless --strict, so is a
 # row slower per iteration whose back-to-back median is unchanged, the probe
-# suite's rows (placement) are advisory and stay out of the spread, JUnit XML
+# suite's rows (placement) are advisory and stay out of the spread, a row
+# timed in another group than in BASE says so, JUnit XML
 # counts the failures; bad input exits 2.  End to end:
 # the barrier suite keeps its samples (samples.csv: one row per results row,
 # n = iters), and IBC_SLOWDOWN=rds:50 makes compare flag rds.
@@ -13,7 +14,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
-echo "1..21"
+echo "1..22"
 
 # mk DIR SEED SCALE_ROW1 SCALE_ROW2 PROBE [DROP_ROW]: 4 rows of 400 log-normal samples
 mk() {
@@ -86,21 +87,23 @@ mk "$tmp/pnew" 3 1.2 1 0.1 -1 0,2,3 2.0
 "$IBCHAR" compare "$tmp/pbase" "$tmp/pnew" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out" && grep -q 'probe 0.100 -> 0.100' "$tmp/out"
 ok $? "the placement probe of a run is its rows' that are not oversubscribed: a 20x probe on 3 oversubscribed rows excuses nothing (exit $rc)"
-# addb2b DIR B2B,...: results.csv's extra gets b2b_p50_us per row
-addb2b() {
+# addextra DIR TEMPLATE V,...: results.csv's extra cell per row, TEMPLATE with
+# every %s replaced by the row's V
+addextra() {
 	python3 - "$@" <<'PYEOF'
 import csv, sys
-d, vals = sys.argv[1], sys.argv[2].split(",")
+d, tpl, vals = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 rows = list(csv.reader(open(d + "/results.csv")))
 rows[0].append("extra")
 for r, v in zip(rows[1:], vals):
-    r.append("sync=window;paper_us=%s;b2b_p50_us=%s" % (v, v))
+    r.append(tpl.replace("%s", v))
 csv.writer(open(d + "/results.csv", "w", newline="")).writerows(rows)
 PYEOF
 }
-mk "$tmp/wbase" 1 1 1 0.1; addb2b "$tmp/wbase" 1,2,3,4
-mk "$tmp/wsame" 3 1.2 1 0.1; addb2b "$tmp/wsame" 1,2.02,3,4
-mk "$tmp/wslow" 3 1.2 1 0.1; addb2b "$tmp/wslow" 1,2.4,3,4
+B2B='sync=window;paper_us=%s;b2b_p50_us=%s'
+mk "$tmp/wbase" 1 1 1 0.1; addextra "$tmp/wbase" "$B2B" 1,2,3,4
+mk "$tmp/wsame" 3 1.2 1 0.1; addextra "$tmp/wsame" "$B2B" 1,2.02,3,4
+mk "$tmp/wslow" 3 1.2 1 0.1; addextra "$tmp/wslow" "$B2B" 1,2.4,3,4
 expect 0 '^ok 2 - barrier rgm .*slower per iteration 1\.[12][0-9]*x .*back to back unchanged 1\.010x: advisory' \
 	"a row 20% slower per iteration, back to back unchanged: advisory, exit 0" "$tmp/wbase" "$tmp/wsame"
 expect 1 '^not ok 2 - barrier rgm .*slower 1\.[12]' "... slower back to back too (1.2x): it fails" \
@@ -135,6 +138,12 @@ expect 1 '^not ok 10 - link write-lat .*slower 1\.[45]' \
 	"$tmp/qbase" "$tmp/qnew"
 expect 1 '^ok 12 - probe probe-write .*slower 2\.[45].*a placement probe: advisory' \
 	"... and a slower probe row is advisory" "$tmp/qbase" "$tmp/qnew"
+mk "$tmp/gbase" 1 1 1 0.1; addextra "$tmp/gbase" 'sync=window;group=%s' 1/2,1/2,2/2,1/2
+mk "$tmp/gnew" 2 1 1 0.1; addextra "$tmp/gnew" 'sync=window;group=%s' 1/2,1/3,2/3,1/2
+"$IBCHAR" compare "$tmp/gbase" "$tmp/gnew" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^ok 2 - barrier rgm .*; timed group 1/2 -> 1/3$' "$tmp/out" &&
+	! grep -q '^ok 1 - .*timed group' "$tmp/out" && grep -q '^# 2 rows were timed in another group' "$tmp/out"
+ok $? "a row timed in another group than in BASE says so (1/2 -> 1/3), and the summary counts them (exit $rc)"
 "$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
 "$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
