@@ -170,6 +170,7 @@ static int cset_load(const char *dir, struct cset *c)
 		for (r = 0; pv != NULL && r + 1 < t->nrows; r++) {
 			double v = ibc_csv_num(t, r, "probe_us");
 			char key[512], label[256], b2b[32];
+			const char *extra = ibc_csv_cell(t, r, "extra");
 
 			if (isfinite(v) && v > 0) {
 				if (ibc_csv_num(t, r, "oversub") > 0)
@@ -181,11 +182,10 @@ static int cset_load(const char *dir, struct cset *c)
 			for (i = 0; i < c->n; i++)
 				if (strcmp(c->r[i].key, key) == 0) {
 					c->r[i].oversub = ibc_csv_num(t, r, "oversub") > 0;
-					c->r[i].b2b = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"),
-									"b2b_p50_us", b2b, sizeof(b2b))
+					c->r[i].b2b = ibc_csv_extra_get(extra, "b2b_p50_us", b2b, sizeof(b2b))
 							      ? strtod(b2b, NULL) : NAN;
-					if (!ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "group",
-							       c->r[i].group, sizeof(c->r[i].group)))
+					if (!ibc_csv_extra_get(extra, "group", c->r[i].group,
+							       sizeof(c->r[i].group)))
 						c->r[i].group[0] = '\0';
 				}
 		}

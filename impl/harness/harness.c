@@ -171,11 +171,11 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 	}
 	h->sample_override = -1;
 	h->sample_end_us = 0;
-	ts = ibc_harness_slowdown_pct(op->variant) > 0 ? ibc_timer_now_us() : 0;
+	ts = s->slow_pct > 0 ? ibc_timer_now_us() : 0;
 	rc = op->run(h, op->arg);
 	t1 = h->sample_end_us > 0 ? h->sample_end_us : ibc_timer_now_us();
 	if (rc == IBC_OK && ts > 0) /* the operation made slower on purpose */
-		t1 = ibc_harness_slowdown_spin(ts, ibc_harness_slowdown_pct(op->variant));
+		t1 = ibc_harness_slowdown_spin(ts, s->slow_pct);
 	if (rc != IBC_OK) {
 		ibc_error("harness: %s: iteration failed: %s", op->variant, ibc_status_str(rc));
 		return rc;
@@ -411,6 +411,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		st[k].warm = calloc((size_t)warmup + 1, sizeof(double));
 		st[k].nwarm = 0;
 		st[k].group = 0;
+		st[k].slow_pct = ibc_harness_slowdown_pct(st[k].op->variant);
 		if (st[k].warm == NULL) {
 			rc = IBC_ERR_NOMEM;
 			goto err_abort;

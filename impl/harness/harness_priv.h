@@ -29,6 +29,7 @@ struct op_state {
 	long nwarm;
 	int group;        /* interleaved with the operations of its group (harness.c), */
 	long iters;       /* ... which ran this many timed iterations */
+	double slow_pct;  /* IBC_SLOWDOWN's stretch of it, looked up once per point */
 	/* window mode */
 	double win_us;    /* this operation's window W */
 	double late_tol_us;
