@@ -3,6 +3,7 @@
  * Loading a topology is slow (tens of ms), so one is kept per process.  It is
  * tagged with the pid that loaded it: a forked child notices the pid changed
  * and loads its own (the inherited copy is destroyed in the child only). */
+#define _GNU_SOURCE
 #include "core/topo.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <hwloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -218,6 +220,18 @@ int ibc_topo_pin(int pu_index)
 unlock_topo:
 	topo_put();
 	return status;
+}
+
+int ibc_topo_bound_pu(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) != 1)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			return i;
+	return -1;
 }
 
 int ibc_topo_oversubscribed(int local_ranks)

@@ -17,6 +17,9 @@ int ibc_topo_query(struct ibc_topo_info *out);
 /* Binds the calling process to the PU with this logical index (modulo the
  * allowed PUs).  IBC_ERR_UNSUPPORTED where binding is not possible. */
 int ibc_topo_pin(int pu_index);
+/* The OS index of the one PU this process is bound to (its affinity allows
+ * exactly one), else -1: not bound to one PU, or unknown. */
+int ibc_topo_bound_pu(void);
 /* 1 when local_ranks processes outnumber the PUs this process may use. */
 int ibc_topo_oversubscribed(int local_ranks);
 

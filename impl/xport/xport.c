@@ -368,6 +368,12 @@ int ibc_xport_wait_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t targe
 	return ibc_wait_u64(addr, target, x->wait, timeout_ns, wait_progress, x, seen);
 }
 
+int ibc_xport_spin_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
+		       int64_t spin_ns)
+{
+	return ibc_wait_u64(addr, target, IBC_WAIT_SPIN, spin_ns, wait_progress, x, NULL);
+}
+
 int ibc_xport_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,
 			 struct ibc_xport_mcast **out)
 {

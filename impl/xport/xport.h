@@ -125,6 +125,11 @@ struct ibc_xport_caps {
 	int srq;                        /* IBC_XPORT_PEER_ANY receives */
 	int user_mem;                   /* mr_reg of arbitrary user memory is remote-accessible */
 	int drop_injection;             /* mcast_drop honoured (shm: p2p_drop too) */
+	int write_needs_cpu;            /* a peer's RDMA write lands in this process's
+					   memory only once a CPU of this host runs for
+					   it (verbs: set, rxe's receive path is the
+					   kernel's; shm: 0, the writer stores), so a
+					   waiter must not keep its PU spinning for one */
 };
 
 /* ---------------------------------------------------------- instance ---- */
@@ -354,6 +359,12 @@ int ibc_xport_mcast_leave(struct ibc_xport *x, struct ibc_xport_mcast *g);
  * else IBC_ERR_TIMEOUT.  *seen (may be NULL) = the last value read. */
 int ibc_xport_wait_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
 		       int64_t timeout_ns, uint64_t *seen);
+/* The same, but spinning whatever x->wait says (no yield, the progress hooks
+ * still run), for at most spin_ns (then IBC_ERR_TIMEOUT; the clock is first
+ * read after 256 polls, so the spin lasts that much longer).  For a waiter
+ * that knows no process needs its PU meanwhile (barrier_rgm.c). */
+int ibc_xport_spin_u64(struct ibc_xport *x, const uint64_t *addr, uint64_t target,
+		       int64_t spin_ns);
 /* Without an instance: ibc_wait_u64 (core/wait.h). */
 
 /* ------------------------------------------------------------ probe ----- */

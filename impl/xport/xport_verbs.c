@@ -537,6 +537,8 @@ static int verbs_open(struct ibc_xport *x)
 	c->mcast_loopback = c->mcast && strncmp(v->devname, "rxe", 3) == 0;
 	c->user_mem = 1;
 	c->drop_injection = 1; /* mcast_drop: the receiver discards (p2p_drop: shm only) */
+	/* rxe needs the kernel; a hardware HCA would not, but none was measured */
+	c->write_needs_cpu = 1;
 	c->srq = 0;
 	c->xrc = 0;
 

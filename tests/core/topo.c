@@ -11,20 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The single CPU this process is allowed on by the kernel, or -1. */
-static int affinity_single_cpu(void)
-{
-	cpu_set_t set;
-	int cpu = -1;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) != 1)
-		return -1;
-	for (int i = 0; i < CPU_SETSIZE; i++)
-		if (CPU_ISSET(i, &set))
-			cpu = i;
-	return cpu;
-}
-
 int main(void)
 {
 	struct ibc_topo_info ti, after;
@@ -47,15 +33,20 @@ int main(void)
 	tap_is_int(ti.pus, sysconf(_SC_NPROCESSORS_ONLN), "pus match the online CPUs");
 	tap_ok(ti.binding[0] != '\0', "binding reported: '%s'", ti.binding);
 	tap_ok(ti.cpu_model[0] != '\0', "cpu model reported: '%s'", ti.cpu_model);
+	if (ti.allowed_pus > 1)
+		tap_is_int(ibc_topo_bound_pu(), -1, "bound PU: none while several are allowed");
+	else
+		tap_is_int(ibc_topo_bound_pu(), sched_getcpu(), "bound PU: the only one, where it runs");
 
 	rc = ibc_topo_pin(0);
 	if (rc == IBC_ERR_UNSUPPORTED) {
-		tap_skip(7, "binding not supported here");
+		tap_skip(9, "binding not supported here");
 	} else {
 		tap_is_int(rc, IBC_OK, "pin to PU 0");
 		ibc_topo_query(&after);
 		tap_is_str(after.binding, "0", "binding after pinning to PU 0");
-		tap_is_int(affinity_single_cpu(), 0, "the kernel agrees: affinity is CPU 0");
+		tap_is_int(sched_getcpu(), 0, "the kernel agrees: it runs on CPU 0");
+		tap_is_int(ibc_topo_bound_pu(), 0, "bound PU after pinning to PU 0");
 		tap_is_int(after.bound, ti.allowed_pus > 1, "bound flag set when narrower than allowed");
 		tap_is_int(after.allowed_pus, ti.allowed_pus, "pinning does not shrink allowed PUs");
 		ibc_topo_pin(ti.allowed_pus); /* wraps modulo the allowed PUs */
@@ -65,8 +56,9 @@ int main(void)
 			ibc_topo_pin(1);
 			ibc_topo_query(&after);
 			tap_is_str(after.binding, "1", "pin to PU 1 (this machine: P#1)");
+			tap_is_int(ibc_topo_bound_pu(), 1, "bound PU after pinning to PU 1");
 		} else {
-			tap_skip(1, "only one PU allowed");
+			tap_skip(2, "only one PU allowed");
 		}
 	}
 	ibc_log_level_set(IBC_LOG_NONE);

@@ -199,6 +199,14 @@ static void test_wait(struct world *w)
 	      "(%s, saw %llu)", ibc_status_str(rc), (unsigned long long)seen);
 	rc = ibc_xport_wait_u64(w->x, word, 5, 0, &seen);
 	check(rc == IBC_OK && seen == 5, "wait_u64 returns at once when the value is reached");
+	rc = ibc_xport_spin_u64(w->x, word, 6, 2000000);
+	check(rc == IBC_ERR_TIMEOUT, "spin_u64 times out on an unreached target (%s)",
+	      ibc_status_str(rc));
+	rc = ibc_xport_spin_u64(w->x, word, 5, 0);
+	check(rc == IBC_OK, "spin_u64 returns at once when the value is reached");
+	check(w->x->caps.write_needs_cpu == (strcmp(w->x->caps.backend, "verbs") == 0),
+	      "write_needs_cpu: set on verbs (rxe's kernel path), not on shm (%d)",
+	      w->x->caps.write_needs_cpu);
 }
 
 static void test_xrc(void)
