@@ -313,6 +313,8 @@ int ibc_barrier_counters_sum(struct ibc_barrier *b, struct ibc_barrier_counters 
 		out->duplicates += all[r].duplicates;
 		out->pulls += all[r].pulls;
 		out->mcast_drops += all[r].mcast_drops;
+		out->gather_spins += all[r].gather_spins;
+		out->spin_timeouts += all[r].spin_timeouts;
 	}
 	free(all);
 	return IBC_OK;

@@ -94,6 +94,10 @@ struct ibc_barrier_counters {
 	uint64_t pulls;        /* RGM: releases learnt by reading the root's word */
 	uint64_t mcast_drops;  /* RGM: release datagrams this instance's members
 				  discarded by drop injection (its own group's count) */
+	uint64_t gather_spins; /* RGM: gathers in which a parent spun, without
+				  yielding, for its children on other PUs (pinned and
+				  oversubscribed; barrier_rgm.c) */
+	uint64_t spin_timeouts; /* RGM: of those, spins that ran out and yielded */
 };
 
 struct ibc_barrier_alg {

@@ -29,7 +29,8 @@ static const struct ibc_opt opts[] = {
 };
 
 static const char *const counter_names[] = { "naks", "retransmits", "duplicates", "pulls",
-					     "mcast_drops", NULL };
+					     "mcast_drops", "gather_spins", "spin_timeouts",
+					     NULL };
 
 struct bs_inst {
 	struct ibc_barrier *b;          /* an algorithm of the table */
@@ -139,6 +140,8 @@ static int bs_counters(struct ibc_suite_op *o, uint64_t *vals)
 	vals[2] = c.duplicates;
 	vals[3] = c.pulls;
 	vals[4] = c.mcast_drops;
+	vals[5] = c.gather_spins;
+	vals[6] = c.spin_timeouts;
 	return IBC_OK;
 }
 

@@ -8,8 +8,9 @@
  * fan-in (--fanin, default 1, 3, 7, 15, those below N); options --timeout
  * (RGM's NAK timer) and --mcast-drop (seeded discard of multicast datagrams
  * by their receivers, on shm and verbs).  Rows carry paper_us (1000
- * back-to-back barriers) and, for RGM, naks, retransmits, duplicates, pulls
- * and mcast_drops of its own instance over the timed iterations. */
+ * back-to-back barriers) and, for RGM, naks, retransmits, duplicates, pulls,
+ * mcast_drops, gather_spins and spin_timeouts of its own instance over the
+ * timed iterations. */
 #ifndef IBC_BARRIER_SUITE_H
 #define IBC_BARRIER_SUITE_H
 

@@ -16,12 +16,14 @@
  *                           at least 500 barriers, rank 0 stops a case that
  *                           ran out of time (between chunks of 250), so the
  *                           file stays bounded when other jobs load the VM */
+#define _GNU_SOURCE
 #include "barrier/barrier.h"
 #include "pattern/pattern.h"
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "core/timer.h"
+#include "core/topo.h"
 #include "xport/xport.h"
 #include "tap.h"
 
@@ -44,7 +46,11 @@ struct tcase {
 	double timeout_us;  /* RGM NAK timer, 0 = default */
 	int delay_every;    /* 1 in delay_every barriers starts with a random delay */
 	enum ibc_barrier_check_mode check; /* default AUTO (shared on one host) */
+	int pin;            /* 1: rank r pinned to PU r mod 2, spin-yield */
+	int spin;           /* RGM's spin plan: SPIN_SOME, SPIN_NONE, 0 = not checked */
 };
+#define SPIN_SOME 1
+#define SPIN_NONE 2
 
 struct tresult {
 	int status;
@@ -87,6 +93,12 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct tresu
 	 * machine shared with other jobs (a pure spin at N = cores under load
 	 * costs a scheduler tick per step) */
 	xp.wait = tc->n > 1 && tc->n >= ncores ? IBC_WAIT_SPIN_YIELD : IBC_WAIT_SPIN;
+	if (tc->pin) {
+		xp.wait = IBC_WAIT_SPIN_YIELD;
+		rc = ibc_topo_pin(boot->rank % 2);
+		if (rc)
+			return rc;
+	}
 	xp.mcast_drop = tc->drop;
 	xp.drop_seed = 42;
 	res->yield = xp.wait == IBC_WAIT_SPIN_YIELD;
@@ -158,8 +170,14 @@ static void run_case(const struct tcase *tc, struct tresult *res)
 	struct ibc_boot *boot = NULL;
 	int rc, rc2;
 
+	cpu_set_t cpus;
+
 	memset(res, 0, sizeof(*res));
 	fflush(stdout);
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) {
+		res->status = IBC_ERR_SYS;
+		return;
+	}
 	rc = ibc_boot_fork_open(tc->n, &boot);
 	if (rc) {
 		res->status = rc;
@@ -172,6 +190,8 @@ static void run_case(const struct tcase *tc, struct tresult *res)
 	}
 	rc2 = ibc_boot_close(boot);
 	res->status = rc ? rc : rc2;
+	if (tc->pin && sched_setaffinity(0, sizeof(cpus), &cpus) != 0 && res->status == IBC_OK)
+		res->status = IBC_ERR_SYS; /* the next cases would run pinned */
 }
 
 static void check_case(const struct tcase *tc, int want_retransmits)
@@ -185,6 +205,9 @@ static void check_case(const struct tcase *tc, int want_retransmits)
 		snprintf(extra, sizeof(extra), " drop %.0f%%", tc->drop * 100);
 	else if (tc->check == IBC_BARRIER_CHECK_REMOTE)
 		snprintf(extra, sizeof(extra), ", remote check");
+	if (tc->pin)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 ", pinned 2 PUs round robin");
 	if (!tap_ok(r.status == IBC_OK && r.violations == 0 && r.ran > 0 &&
 		    r.cnt.barriers == (uint64_t)r.ran,
 		    "%s N=%d fan-in %d%s: %ld of %ld barriers, nobody left early", tc->alg, tc->n,
@@ -195,10 +218,23 @@ static void check_case(const struct tcase *tc, int want_retransmits)
 		tap_diag("  %.2f s, %.2f us/barrier (%s)", r.seconds,
 			 r.seconds * 1e6 / (double)(r.ran > 0 ? r.ran : 1), r.yield ? "spin_yield" : "spin");
 	if (ibc_barrier_alg_find(tc->alg)->needs & IBC_BARRIER_NEEDS_MULTICAST)
-		tap_diag("  naks=%llu retransmits=%llu duplicates=%llu pulls=%llu mcast_drops=%llu",
+		tap_diag("  naks=%llu retransmits=%llu duplicates=%llu pulls=%llu mcast_drops=%llu "
+			 "gather_spins=%llu spin_timeouts=%llu",
 			 (unsigned long long)r.cnt.naks, (unsigned long long)r.cnt.retransmits,
 			 (unsigned long long)r.cnt.duplicates, (unsigned long long)r.cnt.pulls,
-			 (unsigned long long)r.cnt.mcast_drops);
+			 (unsigned long long)r.cnt.mcast_drops,
+			 (unsigned long long)r.cnt.gather_spins,
+			 (unsigned long long)r.cnt.spin_timeouts);
+	if (tc->spin) {
+		/* RGM's spin plan (barrier_rgm.c) */
+		int want = tc->spin == SPIN_SOME;
+
+		if (!tap_ok((r.cnt.gather_spins > 0) == want,
+			    "%s N=%d fan-in %d%s: %s", tc->alg, tc->n, tc->fanin, extra,
+			    want ? "a parent spun for its children on the other PU"
+				 : "nobody spun for its children"))
+			tap_diag("gather_spins %llu", (unsigned long long)r.cnt.gather_spins);
+	}
 	if (want_retransmits) {
 		tap_ok(r.cnt.mcast_drops > 0, "%s N=%d%s: drops were injected (%llu)", tc->alg,
 		       tc->n, extra, (unsigned long long)r.cnt.mcast_drops);
@@ -646,7 +682,7 @@ int main(void)
 
 		for (i = 0; i < sizeof(ns) / sizeof(ns[0]) && ns[i] <= nmax; i++) {
 			long it = iters > 0 ? iters : 10000;
-			struct tcase tc = { alg, ns[i], it, 0, 0, 0, 16, IBC_BARRIER_CHECK_AUTO };
+			struct tcase tc = { alg, ns[i], it, 0, 0, 0, 16, IBC_BARRIER_CHECK_AUTO, 0, 0 };
 
 			check_case(&tc, 0);
 		}
@@ -658,7 +694,7 @@ int main(void)
 		for (i = 0; i < sizeof(rn) / sizeof(rn[0]) && rn[i] <= nmax; i++) {
 			struct tcase tc = { ibc_barrier_alg_get(a)->name, rn[i],
 					    iters > 0 ? iters : 2000, 0, 0, 0, 16,
-					    IBC_BARRIER_CHECK_REMOTE };
+					    IBC_BARRIER_CHECK_REMOTE, 0, 0 };
 
 			check_case(&tc, 0);
 		}
@@ -671,16 +707,44 @@ int main(void)
 	/* ------------------------------------------------ RGM fan-in sweep */
 	for (i = 0; i < sizeof(fanins) / sizeof(fanins[0]) && fanins[i] < nmax; i++) {
 		struct tcase tc = { "rgm", (int)nmax, iters > 0 ? iters : 10000, fanins[i], 0, 0, 16,
-				   IBC_BARRIER_CHECK_AUTO };
+				   IBC_BARRIER_CHECK_AUTO, 0, 0 };
 
 		check_case(&tc, 0);
 	}
 	if (nmax >= 6) {
 		/* the flat gather at an N that is no 2^k: l = 7 > N - 1 */
 		struct tcase tc = { "rgm", 6, iters > 0 ? iters : 10000, 7, 0, 0, 16,
-				    IBC_BARRIER_CHECK_AUTO };
+				    IBC_BARRIER_CHECK_AUTO, 0, 0 };
 
 		check_case(&tc, 0);
+	}
+	if (nmax >= 8) {
+		/* RGM's spin plan (barrier_rgm.c), ranks pinned two PUs round robin:
+		 * the flat root's PU-mates are all its children, so it spins for the
+		 * others (on shm; on verbs a write needs the receiving CPU); at N = 8,
+		 * fan-in 1 every parent has a PU-mate that is not its child, and
+		 * unpinned nobody knows: nobody spins.  With drops, the spinning
+		 * root still answers NAKs. */
+		struct ibc_topo_info ti;
+		int some = ibc_topo_query(&ti) == IBC_OK && ti.allowed_pus >= 2 &&
+			   strcmp(backend, "shm") == 0;
+		long it = iters > 0 ? iters : 5000;
+		struct tcase flat = { "rgm", 6, it, 7, 0, 0, 16, IBC_BARRIER_CHECK_AUTO, 1,
+				      some ? SPIN_SOME : SPIN_NONE };
+		struct tcase tree = { "rgm", 8, it, 1, 0, 0, 16, IBC_BARRIER_CHECK_AUTO, 1,
+				      SPIN_NONE };
+		struct tcase free_ = { "rgm", 6, it, 7, 0, 0, 16, IBC_BARRIER_CHECK_AUTO, 0,
+				       SPIN_NONE };
+		struct tcase drops = { "rgm", 6, it, 7, 0.1, 100, 16, IBC_BARRIER_CHECK_AUTO, 1,
+				       some ? SPIN_SOME : SPIN_NONE };
+
+		check_case(&flat, 0);
+		check_case(&tree, 0);
+		check_case(&free_, 0);
+		if (strcmp(backend, "shm") == 0)
+			check_case(&drops, 1);
+		else
+			tap_skip(4, "multicast drop injection exists only on shm");
 	}
 	/* ------------------------------------------ RGM with multicast drops */
 	if (strcmp(backend, "shm") != 0) {
@@ -689,11 +753,11 @@ int main(void)
 		long it = iters > 0 ? iters : 5000;
 		int n8 = nmax < 8 ? (int)nmax : 8;
 		struct tcase d5 = { "rgm", n8, it, n8 > 3 ? 3 : 1, 0.05, 100, 16,
-				      IBC_BARRIER_CHECK_AUTO };
+				      IBC_BARRIER_CHECK_AUTO, 0, 0 };
 		struct tcase d30 = { "rgm", n8, it, n8 > 7 ? 7 : 1, 0.30, 100, 16,
-				      IBC_BARRIER_CHECK_AUTO };
+				      IBC_BARRIER_CHECK_AUTO, 0, 0 };
 		struct tcase d30b = { "rgm", nmax < 5 ? (int)nmax : 5, it, 1, 0.30, 100, 16,
-				      IBC_BARRIER_CHECK_AUTO };
+				      IBC_BARRIER_CHECK_AUTO, 0, 0 };
 
 		check_case(&d5, 1);
 		check_case(&d30, 1);
