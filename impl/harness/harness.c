@@ -183,8 +183,7 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 	if (h->window && sample != NULL && !h->win_late && s->dur != NULL && s->ndur < WINDOW_BLOCK_MAX)
 		s->dur[s->ndur++] = t1 - t0;
 	if (sample == NULL) {
-		if (s->warm != NULL)
-			s->warm[s->nwarm++] = t1 - t0;
+		s->warm[s->nwarm++] = t1 - t0;
 		return IBC_OK;
 	}
 	*sample = (h->sample_override >= 0 ? h->sample_override : t1 - t0) * op_scale(op);
@@ -468,7 +467,6 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		ibc_info("harness: %s point %zu bytes: %ld of %ld iterations fit the %.1f s budget",
 			 p->suite, pt.bytes, want, iters, p->budget_s);
 	iters = want;
-	pt.iters = iters;
 
 	for (k = 0; k < n; k++) {
 		if (!st[k].active)
