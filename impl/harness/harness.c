@@ -106,7 +106,9 @@ int ibc_harness_sync(struct ibc_harness *h)
 }
 
 /* IBC_SLOWDOWN=VARIANT:PCT makes every iteration of VARIANT PCT percent
- * longer (a busy wait after it, on every rank). */
+ * longer (a busy wait after it, on every rank, of PCT percent of the
+ * shortest iteration this rank has seen: a stretch of each iteration's own
+ * length would feed back, back to back, through the peers' waits for it). */
 double ibc_harness_slowdown_pct(const char *variant)
 {
 	static int parsed;
@@ -126,9 +128,13 @@ double ibc_harness_slowdown_pct(const char *variant)
 	return pct > 0 && strcmp(variant, name) == 0 ? pct : 0;
 }
 
-double ibc_harness_slowdown_spin(double since_us, double pct)
+double ibc_harness_slowdown_spin(double since_us, double pct, double *shortest_us)
 {
-	double now = ibc_timer_now_us(), until = now + (now - since_us) * pct / 100;
+	double now = ibc_timer_now_us(), until;
+
+	if (*shortest_us <= 0 || now - since_us < *shortest_us)
+		*shortest_us = now - since_us;
+	until = now + *shortest_us * pct / 100;
 
 	while ((now = ibc_timer_now_us()) < until)
 		;
@@ -175,7 +181,7 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 	rc = op->run(h, op->arg);
 	t1 = h->sample_end_us > 0 ? h->sample_end_us : ibc_timer_now_us();
 	if (rc == IBC_OK && ts > 0) /* the operation made slower on purpose */
-		t1 = ibc_harness_slowdown_spin(ts, s->slow_pct);
+		t1 = ibc_harness_slowdown_spin(ts, s->slow_pct, &s->slow_min_us);
 	if (rc != IBC_OK) {
 		ibc_error("harness: %s: iteration failed: %s", op->variant, ibc_status_str(rc));
 		return rc;
@@ -411,6 +417,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		st[k].nwarm = 0;
 		st[k].group = 0;
 		st[k].slow_pct = ibc_harness_slowdown_pct(st[k].op->variant);
+		st[k].slow_min_us = 0;
 		if (st[k].warm == NULL) {
 			rc = IBC_ERR_NOMEM;
 			goto err_abort;

@@ -223,8 +223,10 @@ int ibc_harness_sync(struct ibc_harness *h);
  * compare`): PCT for that variant, 0 for every other.  The harness stretches
  * each timed iteration by it, and the suite driver each back-to-back one. */
 double ibc_harness_slowdown_pct(const char *variant);
-/* Spins until now + (now - since) * pct / 100; returns the time it ends. */
-double ibc_harness_slowdown_spin(double since_us, double pct);
+/* Spins until now + *shortest_us * pct / 100, where *shortest_us (0 at
+ * first) keeps the shortest (now - since) of the calls for one operation;
+ * returns the time it ends. */
+double ibc_harness_slowdown_spin(double since_us, double pct, double *shortest_us);
 
 
 /* -------------------------------------------------------- node sync ---- */

@@ -30,6 +30,7 @@ struct op_state {
 	int group;        /* interleaved with the operations of its group (harness.c), */
 	long iters;       /* ... which ran this many timed iterations */
 	double slow_pct;  /* IBC_SLOWDOWN's stretch of it, looked up once per point */
+	double slow_min_us; /* ... of its shortest iteration so far (0: none yet) */
 	/* window mode */
 	double win_us;    /* this operation's window W */
 	double late_tol_us;
@@ -37,7 +38,7 @@ struct op_state {
 	double *dur;      /* this rank's times of it in the block (us) */
 	long ndur;
 	struct ibc_stats st;
-	double *kept_samples; /* rank 0: the statistics' samples (kept of them, sorted) */
+	double *kept_samples; /* rank 0: the statistics' samples (kept of them, in order) */
 	double skew_p50, rank_mean;
 	char extra[EXTRA_CAP];
 };

@@ -111,13 +111,13 @@ int ibc_harness_reduce(struct ibc_harness *h, struct op_state *s, long iters)
 	for (r = 0; r < size; r++)
 		sum_means += rank_sum[r] / (double)kept;
 	s->rank_mean = sum_means / size;
-	rc = ibc_stats_compute_inplace(per_iter, (size_t)kept, &s->st);
+	rc = ibc_stats_compute(per_iter, (size_t)kept, &s->st); /* per_iter stays in order */
 	if (rc == IBC_OK)
 		rc = ibc_stats_compute_inplace(skew, (size_t)kept, &sk);
 	if (rc == IBC_OK)
 		s->skew_p50 = sk.p50;
 	free(s->kept_samples);
-	s->kept_samples = per_iter; /* sorted; for samples.csv */
+	s->kept_samples = per_iter; /* in iteration order; for samples.csv */
 	free(skew);
 	free(rank_sum);
 	return rc;
@@ -295,7 +295,8 @@ void ibc_harness_point_line(struct ibc_harness *h, struct op_state *st, size_t n
 }
 
 /* DIR/samples.csv: a results row's key (the row's own fields) and every
- * sample its statistics came from, in us, space-separated (ibchar compare). */
+ * sample its statistics came from, in us, space-separated, in the order they
+ * were taken (ibchar compare). */
 int ibc_harness_samples_append(const char *dir, const char *const *row_fields, const double *v, size_t n)
 {
 	static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport", "ranks", "bytes",

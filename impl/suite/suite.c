@@ -171,7 +171,7 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 	long k, n = o->ctx->def->b2b_count != NULL ? o->ctx->def->b2b_count(o)
 						   : o->ctx->def->b2b_iters;
 	double *t, mine[2], *all = NULL, sum = 0, scale = o->v->scale > 0 ? o->v->scale : 1.0;
-	double slow = ibc_harness_slowdown_pct(o->v->name);
+	double slow = ibc_harness_slowdown_pct(o->v->name), shortest = 0;
 	struct ibc_stats st;
 	int rc, r;
 
@@ -193,7 +193,7 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 			rc = ibc_suite_fault("b2b", b->rank, k + 1);
 		if (rc == IBC_OK)
 			rc = o->v->run(o);
-		t[k] = (slow > 0 ? ibc_harness_slowdown_spin(t0, slow) : ibc_timer_now_us()) - t0;
+		t[k] = (slow > 0 ? ibc_harness_slowdown_spin(t0, slow, &shortest) : ibc_timer_now_us()) - t0;
 	}
 	o->in_b2b = 0;
 	if (rc == IBC_OK) {
