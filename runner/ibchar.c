@@ -83,6 +83,9 @@ static const struct ibc_opt run_opts[] = {
 	  .help = "check correctness after every point" },
 	{ .name = "sync", .type = IBC_OPT_CHOICE, .dest = &run_o.sync, .choices = ibc_harness_sync_names,
 	  .metavar = "MODE", .help = "how iterations start: window, barrier or auto (see README)" },
+	{ .name = "repeat", .short_name = 'r', .type = IBC_OPT_INT, .dest = &run_o.repeat, .metavar = "R",
+	  .help = "run the whole sweep R times into DIR, each pass with its own run_id (a baseline "
+		  "for ibchar compare needs 3 or more)", .min = 1, .max = 1000 },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec run_spec = {
@@ -183,42 +186,40 @@ static int cmd_accept(int argc, char **argv, const char *bindir)
 }
 
 static const char *cmp_junit;
-static double cmp_min_effect = -1, cmp_alpha = 0.01;
+static double cmp_min_effect;
 static int cmp_strict;
 static const struct ibc_opt compare_opts[] = {
 	{ .name = "junit", .type = IBC_OPT_STRING, .dest = &cmp_junit, .metavar = "FILE",
-	  .help = "also write the verdicts as JUnit XML" },
+	  .help = "also write the verdicts as JUnit XML (exit 2 when it cannot be written)" },
 	{ .name = "min-effect", .type = IBC_OPT_DOUBLE, .dest = &cmp_min_effect, .metavar = "PCT",
-	  .help = "smallest change called slower or faster, in percent (-1: from the runs' own "
-		  "spread: 3x the medians' relative interval, 3x the robust scatter of the rows' "
-		  "ratios when 10 or more rows match; at least 5%)", .min = -1, .max = 1000 },
+	  .help = "never call a change smaller than PCT percent slower or faster, whatever the "
+		  "noise (default 0: the noise alone decides)", .min = 0, .max = 1000 },
 	{ .name = "strict", .type = IBC_OPT_FLAG, .dest = &cmp_strict,
-	  .help = "a slower oversubscribed row, or a row slower per iteration whose back-to-back "
-		  "median is unchanged, fails too (default: reported as advisory; oversubscribed "
-		  "timings swing with the scheduler from run to run, and a timed iteration alone "
-		  "carries the wake-up after the window's wait)" },
-	{ .name = "alpha", .type = IBC_OPT_DOUBLE, .dest = &cmp_alpha, .metavar = "A",
-	  .help = "significance of the Mann-Whitney test", .min = 1e-12, .max = 0.5 },
+	  .help = "judge oversubscribed rows and the placement probes too (default: inconclusive; "
+		  "they measure the scheduler and where the ranks sit)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec compare_spec = {
 	.prog = "ibchar compare",
 	.synopsis = "[OPTIONS] BASE NEW",
-	.summary = "Compares every row of BASE (a results directory) with the same row of NEW "
-		   "(suite, variant, impl, xport, ranks, bytes, fanin) from the samples each kept "
-		   "(samples.csv): the ratio of medians NEW / BASE with a 95% interval, and a "
-		   "two-sided Mann-Whitney test.  Slower = significant, beyond the minimum effect "
-		   "and with the interval above 1; a slower row within a slower placement probe of "
-		   "NEW is reported as placement; a row slower per iteration but not back to back "
-		   "(b2b_p50_us) as advisory.  TAP on stdout (not ok: slower, or missing in "
-		   "NEW), with both runs' probes.  Exit 0 when nothing is slower or missing, 1 "
-		   "otherwise, 2 for bad arguments or a directory without samples.csv.",
+	.summary = "Compares every measured row of BASE (a results directory; a baseline of 3 or "
+		   "more runs: ibchar run --repeat 3) with the same row of NEW (one or more runs).  "
+		   "Each run gives a row one figure, the median of its kept samples.  A row is "
+		   "slower (or faster) when NEW's mean log figure is beyond 3x the row's run-to-run "
+		   "scatter in BASE (at least its suite's median scatter and 2%) times "
+		   "sqrt(1/R_new + 1/R_base); inconclusive, with the reason, when BASE holds fewer "
+		   "than 3 runs of it, a run kept fewer than 30 samples, it was oversubscribed, or it "
+		   "is a placement probe.  Rows are also judged together, per suite and per variant "
+		   "(6 or more rows): the median of their ratios, with its sign-test interval over "
+		   "rows, against BASE's run-to-run scatter of that median.  TAP on stdout (not ok: "
+		   "a slower row or group, a row missing in NEW).  Exit 0 when nothing is slower or "
+		   "missing, 1 otherwise, 2 for bad arguments or damaged input (one line says what).",
 	.opts = compare_opts,
 };
 
 static int cmd_compare(int argc, char **argv)
 {
-	struct ibc_compare_opts co = { .alpha = 0.01 };
+	struct ibc_compare_opts co = { .min_effect = 0 };
 	int first, rc = ibc_opt_parse(&compare_spec, argc, argv, &first);
 
 	if (rc == IBC_OPT_HELP_SHOWN)
@@ -233,11 +234,9 @@ static int cmd_compare(int argc, char **argv)
 	co.base = argv[first];
 	co.new_dir = argv[first + 1];
 	co.junit = cmp_junit;
-	co.min_effect = cmp_min_effect < 0 ? -1 : cmp_min_effect / 100;
-	co.alpha = cmp_alpha;
+	co.min_effect = cmp_min_effect / 100;
 	co.strict = cmp_strict;
-	rc = ibc_harness_compare(&co);
-	return rc == IBC_ERR_NOTFOUND || rc == IBC_ERR_PROTO ? IBC_ERR_INVAL : rc;
+	return ibc_harness_compare(&co);
 }
 
 static int cmd_model(int argc, char **argv)

@@ -29,9 +29,4 @@ void ibc_stats_sort(double *v, size_t n);
 int ibc_stats_line_fit(const double *x, const double *y, size_t n, double *a, double *b,
 		       double *resid);
 
-/* Two-sided Mann-Whitney U test of a (na) against b (nb): *u = U of a, *p the
- * p-value by the normal approximation with tie and continuity corrections
- * (1 when every value ties).  IBC_ERR_INVAL when a sample is empty. */
-int ibc_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u, double *p);
-
 #endif

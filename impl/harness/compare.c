@@ -5,52 +5,162 @@
 #include "core/stats.h"
 #include "core/status.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#define KEY_COLS 7
-static const char *const key_cols[KEY_COLS] = { "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin" };
+/* the columns that name a row in both files, and in results.csv the rest of its key */
+#define SKEY_COLS 7
+static const char *const skey_cols[SKEY_COLS] = { "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin" };
+static const char *const results_need[] = { "run_id", "suite", "variant", "impl", "xport", "nodes", "ppn",
+					    "ranks", "bytes", "fanin", "p50_us", "oversub", "extra", NULL };
+static const char *const samples_need[] = { "run_id", "suite", "variant", "impl", "xport", "ranks", "bytes",
+					    "fanin", "n", "samples_us", NULL };
 
+/* one run's figure of a row */
+struct cunit {
+	char run_id[64];
+	double fig;  /* the median of the kept samples, or the row's one figure; NAN none */
+	long kept;   /* kept samples; -1 for a row of one figure */
+};
+
+/* a row of one side, over its runs */
 struct crow {
-	char key[512];   /* the key columns joined by '|' */
-	char label[256]; /* for people */
-	double *s;
-	size_t n;
-	struct ibc_stats st;
-	int oversub;     /* from results.csv: ranks outnumbered the PUs */
-	int placement;   /* the probe suite's row: where the ranks sit, not the code */
-	double b2b;      /* from results.csv's extra: b2b_p50_us, NAN when none */
-	char group[16];  /* ... its timed group (G/NG), "" when the point had one */
-	long match;      /* BASE rows: NEW's row, -1 none */
-	double lr;       /* log ratio of medians NEW / BASE */
+	char key[640];   /* suite|variant|impl|xport|nodes|ppn|ranks|bytes|fanin */
+	char label[320];
+	char suite[64], variant[96];
+	int oversub;     /* oversubscribed in any run */
+	int placement;   /* the probe suite: where the ranks sit, not the code */
+	char group[16];  /* its timed group (extra group=G/NG), "" when the point had one */
+	struct cunit *u;
+	size_t nu, ucap;
+	double mlog;     /* mean over runs of log fig (NAN when a run has none) */
+	double sd;       /* standard deviation over runs of log fig (NAN below 2 runs) */
+	long min_kept;   /* fewest kept samples of a run; -1 when every run is one figure */
 };
 
-struct cset {
+struct cside {
+	const char *dir;
 	struct crow *r;
-	size_t n;
-	double probe_us; /* median of the rows' probe_us (rows not oversubscribed), NAN when none */
+	size_t n, cap;
+	size_t nruns;      /* distinct run_ids */
+	double probe_us;   /* median probe_us of its rows not oversubscribed, NAN none */
 };
 
-static void cset_free(struct cset *c)
-{
-	size_t i;
+enum verdict_kind { V_UNCHANGED, V_SLOWER, V_FASTER, V_INCONCLUSIVE, V_MISSING };
+static const char *const kind_names[] = { "unchanged", "slower", "faster", "inconclusive", "missing in NEW" };
 
-	for (i = 0; i < c->n; i++)
-		free(c->r[i].s);
-	free(c->r);
+struct verdict {
+	char name[400];
+	char text[400];
+	enum verdict_kind kind;
+	double d;        /* log ratio NEW / BASE (rows judged) */
+	int judged;      /* the row counts in its groups */
+};
+
+/* One line on stderr: the damaged input and why. */
+static int damaged(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int damaged(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ibchar compare: %s: ", path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return IBC_ERR_INVAL;
 }
 
-static int parse_samples(const char *text, double **out, size_t *n)
+/* A cell as a finite number: IBC_OK, IBC_ERR_NOTFOUND when empty, IBC_ERR_PROTO otherwise. */
+static int cell_num(const char *c, double *out)
 {
-	size_t cap = 64, k = 0;
-	double *v = malloc(cap * sizeof(*v)), *nv;
-	const char *p = text;
 	char *end;
 
-	if (v == NULL)
+	if (c == NULL || *c == '\0')
+		return IBC_ERR_NOTFOUND;
+	errno = 0;
+	*out = strtod(c, &end);
+	if (end == c || *end != '\0' || errno == ERANGE || !isfinite(*out))
+		return IBC_ERR_PROTO;
+	return IBC_OK;
+}
+
+/* a results.csv cell that must be a non-negative number or empty (*out NAN) */
+static int num_col(const struct ibc_csv_table *t, size_t r, const char *path, const char *col, double *out)
+{
+	int rc = cell_num(ibc_csv_cell(t, r, col), out);
+
+	if (rc == IBC_ERR_NOTFOUND) {
+		*out = NAN;
+		return IBC_OK;
+	}
+	if (rc != IBC_OK || *out < 0)
+		return damaged(path, "line %zu: %s is '%s', not a time or count", r + 2, col, ibc_csv_cell(t, r, col));
+	return IBC_OK;
+}
+
+static int need_columns(const struct ibc_csv_table *t, const char *path, const char *const *cols)
+{
+	for (; *cols != NULL; cols++)
+		if (ibc_csv_column(t, *cols) < 0)
+			return damaged(path, "no %s column", *cols);
+	return IBC_OK;
+}
+
+/* reads path: a missing file, a malformed one (ibc_csv_read said why) or one
+ * without data rows is damaged */
+static int table_read(const char *dir, const char *name, char *path, size_t cap, struct ibc_csv_table **t)
+{
+	snprintf(path, cap, "%s/%s", dir, name);
+	if (access(path, F_OK) != 0)
+		return damaged(dir, "no %s (not a results directory)", name);
+	if (ibc_csv_read(path, t) != IBC_OK)
+		return IBC_ERR_INVAL; /* the reader logged the line at fault */
+	if ((*t)->nrows < 2) {
+		ibc_csv_table_free(*t);
+		*t = NULL;
+		return damaged(path, "holds no rows");
+	}
+	return IBC_OK;
+}
+
+static void skey_of(const struct ibc_csv_table *t, size_t r, char *buf, size_t cap)
+{
+	size_t used = 0, i;
+
+	snprintf(buf, cap, "%s", ibc_csv_cell(t, r, "run_id"));
+	used = strlen(buf);
+	for (i = 0; i < SKEY_COLS && used < cap; i++)
+		used += (size_t)snprintf(buf + used, cap - used, "|%s", ibc_csv_cell(t, r, skey_cols[i]));
+}
+
+static double median_sorted_copy(const double *v, size_t n, double *tmp)
+{
+	memcpy(tmp, v, n * sizeof(*v));
+	ibc_stats_sort(tmp, n);
+	return ibc_stats_quantile_sorted(tmp, n, 0.5);
+}
+
+/* samples.csv row r: its n values into *v (validated: n integer >= 1, as many
+ * finite non-negative values) */
+static int samples_parse(const struct ibc_csv_table *t, size_t r, const char *path, double **v, size_t *n)
+{
+	const char *p = ibc_csv_cell(t, r, "samples_us");
+	double dn;
+	size_t k = 0, want;
+	char *end;
+
+	if (cell_num(ibc_csv_cell(t, r, "n"), &dn) != IBC_OK || dn < 1 || dn != floor(dn) || dn > 1e9)
+		return damaged(path, "line %zu: n is '%s', not a count", r + 2, ibc_csv_cell(t, r, "n"));
+	want = (size_t)dn;
+	*v = malloc(want * sizeof(**v));
+	if (*v == NULL)
 		return IBC_ERR_NOMEM;
 	for (;;) {
 		double x;
@@ -59,155 +169,292 @@ static int parse_samples(const char *text, double **out, size_t *n)
 			p++;
 		if (*p == '\0')
 			break;
+		errno = 0;
 		x = strtod(p, &end);
-		if (end == p || !isfinite(x)) {
-			free(v);
-			return IBC_ERR_PROTO;
+		if (end == p || (*end != ' ' && *end != '\0') || !isfinite(x) || x < 0) {
+			free(*v);
+			*v = NULL;
+			return damaged(path, "line %zu: sample %zu is not a time: '%.20s'", r + 2, k + 1, p);
 		}
-		if (k == cap) {
-			cap *= 2;
-			nv = realloc(v, cap * sizeof(*v));
-			if (nv == NULL) {
-				free(v);
-				return IBC_ERR_NOMEM;
-			}
-			v = nv;
+		if (k == want) {
+			free(*v);
+			*v = NULL;
+			return damaged(path, "line %zu: n=%zu but more values follow", r + 2, want);
 		}
-		v[k++] = x;
+		(*v)[k++] = x;
 		p = end;
 	}
-	*out = v;
+	if (k != want) {
+		free(*v);
+		*v = NULL;
+		return damaged(path, "line %zu: n=%zu but %zu values", r + 2, want, k);
+	}
 	*n = k;
-	return k > 0 ? IBC_OK : IBC_ERR_PROTO;
-}
-
-static void row_key(const struct ibc_csv_table *t, size_t r, char *key, size_t kcap, char *label, size_t lcap)
-{
-	size_t used = 0, i;
-	const char *fanin = ibc_csv_cell(t, r, "fanin");
-
-	key[0] = '\0';
-	for (i = 0; i < KEY_COLS; i++) {
-		const char *c = ibc_csv_cell(t, r, key_cols[i]);
-
-		used += (size_t)snprintf(key + used, kcap > used ? kcap - used : 0, "%s%s", i ? "|" : "",
-					 c != NULL ? c : "");
-	}
-	snprintf(label, lcap, "%s %s (%s, %s) N=%s bytes=%s%s%s", ibc_csv_cell(t, r, "suite"),
-		 ibc_csv_cell(t, r, "variant"), ibc_csv_cell(t, r, "impl"), ibc_csv_cell(t, r, "xport"),
-		 ibc_csv_cell(t, r, "ranks"), ibc_csv_cell(t, r, "bytes"), fanin && *fanin ? " fanin=" : "",
-		 fanin && *fanin ? fanin : "");
-}
-
-/* DIR/samples.csv (later rows of a key replace earlier ones) and the
- * placement probe, oversubscription and back-to-back medians from
- * DIR/results.csv. */
-static int cset_load(const char *dir, struct cset *c)
-{
-	struct ibc_csv_table *t;
-	char path[4200];
-	size_t r, i;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	c->probe_us = NAN;
-	snprintf(path, sizeof(path), "%s/samples.csv", dir);
-	if (access(path, R_OK) != 0) {
-		fprintf(stderr, "ibchar compare: %s: no samples.csv (a run by an ibchar older than "
-			"samples.csv cannot be compared)\n", dir);
-		return IBC_ERR_NOTFOUND;
-	}
-	rc = ibc_csv_read(path, &t);
-	if (rc != IBC_OK) {
-		fprintf(stderr, "ibchar compare: %s: unreadable\n", path);
-		return rc;
-	}
-	if (ibc_csv_column(t, "samples_us") < 0) {
-		fprintf(stderr, "ibchar compare: %s: no samples_us column\n", path);
-		ibc_csv_table_free(t);
-		return IBC_ERR_PROTO;
-	}
-	c->r = calloc(t->nrows, sizeof(*c->r));
-	if (c->r == NULL) {
-		ibc_csv_table_free(t);
-		return IBC_ERR_NOMEM;
-	}
-	for (r = 0; r + 1 < t->nrows; r++) {
-		struct crow row;
-		const char *suite;
-
-		memset(&row, 0, sizeof(row));
-		row_key(t, r, row.key, sizeof(row.key), row.label, sizeof(row.label));
-		row.match = -1;
-		row.b2b = NAN;
-		suite = ibc_csv_cell(t, r, "suite");
-		row.placement = suite != NULL && strcmp(suite, "probe") == 0;
-		rc = parse_samples(ibc_csv_cell(t, r, "samples_us"), &row.s, &row.n);
-		if (rc != IBC_OK) {
-			fprintf(stderr, "ibchar compare: %s: row %zu: bad samples\n", path, r + 2);
-			ibc_csv_table_free(t);
-			return rc;
-		}
-		ibc_stats_compute(row.s, row.n, &row.st);
-		for (i = 0; i < c->n && strcmp(c->r[i].key, row.key) != 0; i++)
-			;
-		if (i < c->n)
-			free(c->r[i].s);
-		else
-			c->n++;
-		c->r[i] = row;
-	}
-	ibc_csv_table_free(t);
-	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (access(path, R_OK) == 0 && ibc_csv_read(path, &t) == IBC_OK) {
-		/* the placement probe of the run: the rows' that are not
-		 * oversubscribed (a probe taken among more ranks than PUs measures
-		 * the scheduler, not where the ranks sit); all rows' when every row
-		 * is oversubscribed */
-		double *pv = malloc(2 * (t->nrows + 1) * sizeof(*pv)), *po = pv + t->nrows + 1;
-		size_t np = 0, no = 0;
-
-		for (r = 0; pv != NULL && r + 1 < t->nrows; r++) {
-			double v = ibc_csv_num(t, r, "probe_us");
-			char key[512], label[256], b2b[32];
-			const char *extra = ibc_csv_cell(t, r, "extra");
-
-			if (isfinite(v) && v > 0) {
-				if (ibc_csv_num(t, r, "oversub") > 0)
-					po[no++] = v;
-				else
-					pv[np++] = v;
-			}
-			row_key(t, r, key, sizeof(key), label, sizeof(label));
-			for (i = 0; i < c->n; i++)
-				if (strcmp(c->r[i].key, key) == 0) {
-					c->r[i].oversub = ibc_csv_num(t, r, "oversub") > 0;
-					c->r[i].b2b = ibc_csv_extra_get(extra, "b2b_p50_us", b2b, sizeof(b2b))
-							      ? strtod(b2b, NULL) : NAN;
-					if (!ibc_csv_extra_get(extra, "group", c->r[i].group,
-							       sizeof(c->r[i].group)))
-						c->r[i].group[0] = '\0';
-				}
-		}
-		if (np == 0 && no > 0) {
-			memmove(pv, po, no * sizeof(*pv));
-			np = no;
-		}
-		if (np > 0) {
-			ibc_stats_sort(pv, np);
-			c->probe_us = ibc_stats_quantile_sorted(pv, np, 0.5);
-		}
-		free(pv);
-		ibc_csv_table_free(t);
-	}
 	return IBC_OK;
 }
 
-struct verdict {
-	const char *label;
-	int fail;
-	char text[320];
+static struct crow *row_get(struct cside *c, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->r[i].key, key) == 0)
+			return &c->r[i];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct crow *nr = realloc(c->r, cap * sizeof(*nr));
+
+		if (nr == NULL)
+			return NULL;
+		c->r = nr;
+		c->cap = cap;
+	}
+	memset(&c->r[c->n], 0, sizeof(c->r[0]));
+	snprintf(c->r[c->n].key, sizeof(c->r[0].key), "%s", key);
+	return &c->r[c->n++];
+}
+
+static int unit_add(struct crow *w, const char *run_id, double fig, long kept)
+{
+	if (w->nu == w->ucap) {
+		size_t cap = w->ucap ? 2 * w->ucap : 4;
+		struct cunit *nu = realloc(w->u, cap * sizeof(*nu));
+
+		if (nu == NULL)
+			return IBC_ERR_NOMEM;
+		w->u = nu;
+		w->ucap = cap;
+	}
+	snprintf(w->u[w->nu].run_id, sizeof(w->u[0].run_id), "%s", run_id);
+	w->u[w->nu].fig = fig;
+	w->u[w->nu].kept = kept;
+	w->nu++;
+	return IBC_OK;
+}
+
+static int cmp_unit(const void *a, const void *b)
+{
+	return strcmp(((const struct cunit *)a)->run_id, ((const struct cunit *)b)->run_id);
+}
+
+/* the runs of a row ordered by run_id (pass p of every row is its p-th),
+ * their mean and scatter in logs */
+static void row_finish(struct crow *w)
+{
+	double s = 0, ss = 0;
+	size_t i;
+
+	qsort(w->u, w->nu, sizeof(*w->u), cmp_unit);
+	w->min_kept = -1;
+	for (i = 0; i < w->nu; i++) {
+		if (w->u[i].kept >= 0 && (w->min_kept < 0 || w->u[i].kept < w->min_kept))
+			w->min_kept = w->u[i].kept;
+		if (!(w->u[i].fig > 0)) {
+			w->mlog = w->sd = NAN;
+			return;
+		}
+		s += log(w->u[i].fig);
+	}
+	w->mlog = s / (double)w->nu;
+	for (i = 0; i < w->nu; i++)
+		ss += (log(w->u[i].fig) - w->mlog) * (log(w->u[i].fig) - w->mlog);
+	w->sd = w->nu >= 2 ? sqrt(ss / (double)(w->nu - 1)) : NAN;
+}
+
+static void cside_free(struct cside *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->r[i].u);
+	free(c->r);
+	memset(c, 0, sizeof(*c));
+}
+
+struct sample_row {
+	char skey[640];
+	double fig;
+	size_t n;
+	int used;
 };
+
+/* DIR/meta.csv, results.csv and samples.csv of one side */
+static int cside_load(const char *dir, struct cside *c)
+{
+	struct ibc_csv_table *meta = NULL, *res = NULL, *smp = NULL;
+	struct sample_row *sr = NULL;
+	char mpath[4200], rpath[4200], spath[4200];
+	double *probes = NULL, *v = NULL, *tmp = NULL;
+	size_t nsr = 0, np = 0, r, i, ns = 0;
+	char (*runs)[64] = NULL;
+	struct stat sb;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->dir = dir;
+	c->probe_us = NAN;
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return damaged(dir, "%s", stat(dir, &sb) != 0 ? strerror(errno) : "not a directory");
+	rc = table_read(dir, "meta.csv", mpath, sizeof(mpath), &meta);
+	if (rc == IBC_OK && (ibc_csv_column(meta, "key") < 0 || ibc_csv_column(meta, "value") < 0))
+		rc = damaged(mpath, "not a key,value file");
+	if (rc == IBC_OK)
+		rc = table_read(dir, "results.csv", rpath, sizeof(rpath), &res);
+	if (rc == IBC_OK)
+		rc = need_columns(res, rpath, results_need);
+	if (rc == IBC_OK) {
+		snprintf(spath, sizeof(spath), "%s/samples.csv", dir);
+		if (access(spath, F_OK) != 0)
+			rc = damaged(dir, "no samples.csv (every run writes one)");
+		else if (ibc_csv_read(spath, &smp) != IBC_OK)
+			rc = IBC_ERR_INVAL;
+		else
+			rc = need_columns(smp, spath, samples_need);
+	}
+	if (rc != IBC_OK)
+		goto out;
+	/* the samples, each row's median */
+	sr = calloc(smp->nrows, sizeof(*sr));
+	runs = calloc(res->nrows, sizeof(*runs));
+	probes = calloc(res->nrows, sizeof(*probes));
+	if (sr == NULL || runs == NULL || probes == NULL) {
+		rc = IBC_ERR_NOMEM;
+		goto out;
+	}
+	for (r = 0; r + 1 < smp->nrows; r++) {
+		rc = samples_parse(smp, r, spath, &v, &ns);
+		if (rc != IBC_OK)
+			goto out;
+		tmp = realloc(tmp, ns * sizeof(*tmp));
+		if (tmp == NULL) {
+			rc = IBC_ERR_NOMEM;
+			goto out;
+		}
+		skey_of(smp, r, sr[nsr].skey, sizeof(sr[0].skey));
+		sr[nsr].fig = median_sorted_copy(v, ns, tmp);
+		sr[nsr++].n = ns;
+		free(v);
+		v = NULL;
+	}
+	for (r = 0; r + 1 < res->nrows; r++) {
+		const char *run_id = ibc_csv_cell(res, r, "run_id"), *extra = ibc_csv_cell(res, r, "extra");
+		char skey[640], key[640], label[320], one[8], grp[16];
+		double p50, over, probe;
+		struct crow *w;
+		size_t k;
+
+		if (strcmp(ibc_csv_cell(res, r, "impl"), "model") == 0)
+			continue; /* a prediction, not a measurement */
+		if (*run_id == '\0') {
+			rc = damaged(rpath, "line %zu: no run_id", r + 2);
+			goto out;
+		}
+		for (k = 0; k + 1 < meta->nrows; k++)
+			if (strcmp(ibc_csv_cell(meta, k, "key"), "run_id") == 0 &&
+			    strcmp(ibc_csv_cell(meta, k, "value"), run_id) == 0)
+				break;
+		if (k + 1 == meta->nrows) {
+			rc = damaged(rpath, "line %zu: run %s has no provenance in meta.csv", r + 2, run_id);
+			goto out;
+		}
+		rc = num_col(res, r, rpath, "p50_us", &p50);
+		if (rc == IBC_OK)
+			rc = num_col(res, r, rpath, "oversub", &over);
+		if (rc == IBC_OK)
+			rc = num_col(res, r, rpath, "probe_us", &probe);
+		for (k = 0; rc == IBC_OK && k < 2; k++) {
+			double x;
+
+			rc = num_col(res, r, rpath, k ? "bytes" : "ranks", &x);
+			if (rc == IBC_OK && isnan(x))
+				rc = damaged(rpath, "line %zu: no %s", r + 2, k ? "bytes" : "ranks");
+		}
+		if (rc != IBC_OK)
+			goto out;
+		if (probe > 0 && !(over > 0))
+			probes[np++] = probe;
+		snprintf(key, sizeof(key), "%s|%s|%s|%s|%s|%s|%s|%s|%s", ibc_csv_cell(res, r, "suite"),
+			 ibc_csv_cell(res, r, "variant"), ibc_csv_cell(res, r, "impl"), ibc_csv_cell(res, r, "xport"),
+			 ibc_csv_cell(res, r, "nodes"), ibc_csv_cell(res, r, "ppn"), ibc_csv_cell(res, r, "ranks"),
+			 ibc_csv_cell(res, r, "bytes"), ibc_csv_cell(res, r, "fanin"));
+		snprintf(label, sizeof(label), "%s %s (%s, %s) N=%s bytes=%s%s%s", ibc_csv_cell(res, r, "suite"),
+			 ibc_csv_cell(res, r, "variant"), ibc_csv_cell(res, r, "impl"), ibc_csv_cell(res, r, "xport"),
+			 ibc_csv_cell(res, r, "ranks"), ibc_csv_cell(res, r, "bytes"),
+			 *ibc_csv_cell(res, r, "fanin") ? " fanin=" : "", ibc_csv_cell(res, r, "fanin"));
+		/* its samples: the first unused samples row of its run and key */
+		skey_of(res, r, skey, sizeof(skey));
+		for (k = 0; k < nsr && (sr[k].used || strcmp(sr[k].skey, skey) != 0); k++)
+			;
+		w = row_get(c, key);
+		if (w == NULL) {
+			rc = IBC_ERR_NOMEM;
+			goto out;
+		}
+		if (w->nu == 0) {
+			snprintf(w->label, sizeof(w->label), "%s", label);
+			snprintf(w->suite, sizeof(w->suite), "%s", ibc_csv_cell(res, r, "suite"));
+			snprintf(w->variant, sizeof(w->variant), "%s", ibc_csv_cell(res, r, "variant"));
+			w->placement = strcmp(w->suite, "probe") == 0;
+			if (ibc_csv_extra_get(extra, "group", grp, sizeof(grp)))
+				snprintf(w->group, sizeof(w->group), "%s", grp);
+		}
+		w->oversub |= over > 0;
+		if (k < nsr) {
+			sr[k].used = 1;
+			rc = unit_add(w, run_id, sr[k].fig, (long)sr[k].n);
+		} else if (ibc_csv_extra_get(extra, "n", one, sizeof(one)) && strcmp(one, "1") == 0) {
+			rc = unit_add(w, run_id, p50, -1);
+		} else {
+			rc = damaged(rpath, "line %zu (%s, run %s): no samples in samples.csv", r + 2, label, run_id);
+		}
+		if (rc != IBC_OK)
+			goto out;
+		for (k = 0; k < c->nruns && strcmp(runs[k], run_id) != 0; k++)
+			;
+		if (k == c->nruns)
+			snprintf(runs[c->nruns++], sizeof(runs[0]), "%s", run_id);
+	}
+	for (i = 0; i < nsr; i++)
+		if (!sr[i].used) {
+			rc = damaged(spath, "line %zu: no row of results.csv has its run and key", i + 2);
+			goto out;
+		}
+	if (c->n == 0) {
+		rc = damaged(rpath, "holds no measured rows (only predictions)");
+		goto out;
+	}
+	for (i = 0; i < c->n; i++)
+		row_finish(&c->r[i]);
+	if (np > 0) {
+		ibc_stats_sort(probes, np);
+		c->probe_us = ibc_stats_quantile_sorted(probes, np, 0.5);
+	}
+out:
+	free(v);
+	free(tmp);
+	free(sr);
+	free(runs);
+	free(probes);
+	if (meta != NULL)
+		ibc_csv_table_free(meta);
+	if (res != NULL)
+		ibc_csv_table_free(res);
+	if (smp != NULL)
+		ibc_csv_table_free(smp);
+	if (rc != IBC_OK)
+		cside_free(c);
+	return rc;
+}
+
+static const struct crow *row_find(const struct cside *c, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->r[i].key, key) == 0)
+			return &c->r[i];
+	return NULL;
+}
 
 static double median_of(double *v, size_t n)
 {
@@ -215,169 +462,254 @@ static double median_of(double *v, size_t n)
 	return ibc_stats_quantile_sorted(v, n, 0.5);
 }
 
+/* The median of a χ² variable of nu degrees of freedom over nu, to the power
+ * 1/2 (Wilson-Hilferty): what the median of sample standard deviations of
+ * nu + 1 values is of the true one (0.84 for three runs). */
+static double median_sd_bias(size_t nu)
+{
+	double a = 1 - 2.0 / (9.0 * (double)nu);
+
+	return nu > 0 ? pow(a, 1.5) : 1;
+}
+
+/* The run-to-run scatter of BASE's rows of a suite (rows with enough runs):
+ * the median of the rows' own, corrected for its bias. */
+static double suite_scatter(const struct cside *b, const char *suite, double *tmp)
+{
+	size_t i, k = 0, nu = 0;
+
+	for (i = 0; i < b->n; i++)
+		if (strcmp(b->r[i].suite, suite) == 0 && b->r[i].nu >= IBC_COMPARE_MIN_RUNS && isfinite(b->r[i].sd) &&
+		    !b->r[i].placement) {
+			tmp[k++] = b->r[i].sd;
+			nu = nu == 0 || b->r[i].nu - 1 < nu ? b->r[i].nu - 1 : nu;
+		}
+	return k > 0 ? median_of(tmp, k) / median_sd_bias(nu) : 0;
+}
+
+static double pct(double logratio)
+{
+	return 100 * (exp(logratio) - 1);
+}
+
+/* the threshold (log) for a difference of means over rn and rb runs with per-run scatter sigma */
+static double threshold(double sigma, size_t rn, size_t rb, double min_effect)
+{
+	double t = IBC_COMPARE_K * sigma * sqrt(1.0 / (double)rn + 1.0 / (double)rb);
+
+	return min_effect > 0 && log1p(min_effect) > t ? log1p(min_effect) : t;
+}
+
+/* One row's verdict. */
+static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, const struct crow *x,
+		      const struct crow *y, double *tmp, struct verdict *v)
+{
+	double sigma, t, ratio;
+	const char *why = NULL;
+	char whybuf[160];
+
+	snprintf(v->name, sizeof(v->name), "%s", x->label);
+	if (y == NULL) {
+		v->kind = V_MISSING;
+		snprintf(v->text, sizeof(v->text), "missing in NEW");
+		return;
+	}
+	if (!isfinite(x->mlog) || !isfinite(y->mlog)) {
+		v->kind = V_INCONCLUSIVE;
+		snprintf(v->text, sizeof(v->text), "inconclusive: a run has no positive median (%s)",
+			 isfinite(x->mlog) ? "NEW" : "BASE");
+		return;
+	}
+	v->d = y->mlog - x->mlog;
+	ratio = exp(v->d);
+	if (x->nu < IBC_COMPARE_MIN_RUNS) {
+		snprintf(whybuf, sizeof(whybuf), "BASE holds %zu run%s of this row, its run-to-run scatter needs %d "
+			 "(ibchar run --repeat %d)", x->nu, x->nu == 1 ? "" : "s", IBC_COMPARE_MIN_RUNS,
+			 IBC_COMPARE_MIN_RUNS);
+		why = whybuf;
+	} else if (x->placement && !o->strict) {
+		why = "a placement probe (where the ranks sit, not the code)";
+	} else if ((x->oversub || y->oversub) && !o->strict) {
+		why = "oversubscribed (ranks outnumber the PUs: the scheduler's time)";
+	} else if ((x->min_kept >= 0 && x->min_kept < IBC_COMPARE_MIN_KEPT) ||
+		   (y->min_kept >= 0 && y->min_kept < IBC_COMPARE_MIN_KEPT)) {
+		snprintf(whybuf, sizeof(whybuf), "too few kept samples (%ld < %d)",
+			 x->min_kept >= 0 && x->min_kept < IBC_COMPARE_MIN_KEPT ? x->min_kept : y->min_kept,
+			 IBC_COMPARE_MIN_KEPT);
+		why = whybuf;
+	}
+	if (why != NULL) {
+		v->kind = V_INCONCLUSIVE;
+		snprintf(v->text, sizeof(v->text), "inconclusive: %s; %.3fx, %.4g -> %.4g us", why, ratio,
+			 exp(x->mlog), exp(y->mlog));
+		return;
+	}
+	sigma = fmax(fmax(x->sd, suite_scatter(b, x->suite, tmp)), IBC_COMPARE_ROW_FLOOR);
+	t = threshold(sigma, y->nu, x->nu, o->min_effect);
+	v->judged = 1;
+	v->kind = v->d > t ? V_SLOWER : v->d < -t ? V_FASTER : V_UNCHANGED;
+	snprintf(v->text, sizeof(v->text), "%s %.3fx, %.4g -> %.4g us (threshold +-%.1f%%: scatter %.1f%% over %zu "
+		 "BASE runs, %zu NEW)", kind_names[v->kind], ratio, exp(x->mlog), exp(y->mlog), pct(t),
+		 pct(sigma), x->nu, y->nu);
+	if (strcmp(x->group, y->group) != 0) {
+		size_t len = strlen(v->text);
+
+		/* timed beside other variants: its per-iteration figure moved with them */
+		snprintf(v->text + len, sizeof(v->text) - len, "; timed group %s -> %s",
+			 x->group[0] ? x->group : "1/1", y->group[0] ? y->group : "1/1");
+	}
+}
+
+/* rows judged together: a suite (variant "") or a variant of a suite */
+struct cgroup {
+	char suite[64], variant[96];
+	size_t k;           /* rows judged */
+	size_t rb, rn;      /* fewest BASE and NEW runs of its rows */
+	struct ibc_stats st; /* of the rows' log ratios: p50 and its order-statistic interval */
+	double sd;          /* BASE's run-to-run scatter of the rows' median */
+};
+
+static int in_group(const struct crow *x, const struct cgroup *g)
+{
+	return strcmp(x->suite, g->suite) == 0 && (g->variant[0] == '\0' || strcmp(x->variant, g->variant) == 0);
+}
+
+/* The group's statistics; 0 when it has fewer than IBC_COMPARE_MIN_GROUP rows judged. */
+static int group_stats(const struct cside *b, const struct cside *nw, const struct verdict *vd, double *tmp,
+		       struct cgroup *g)
+{
+	double *e, m = 0, ss = 0;
+	size_t i, p;
+
+	g->k = g->rb = g->rn = 0;
+	for (i = 0; i < b->n; i++) {
+		const struct crow *x = &b->r[i], *y;
+
+		if (!vd[i].judged || !in_group(x, g))
+			continue;
+		y = row_find(nw, x->key);
+		tmp[g->k++] = vd[i].d;
+		g->rb = g->rb == 0 || x->nu < g->rb ? x->nu : g->rb;
+		g->rn = g->rn == 0 || y->nu < g->rn ? y->nu : g->rn;
+	}
+	if (g->k < IBC_COMPARE_MIN_GROUP || ibc_stats_compute(tmp, g->k, &g->st) != IBC_OK)
+		return 0;
+	/* pass p (each row's p-th run by run_id) against the rows' means: the
+	 * median over rows is what the group's median would have moved had
+	 * that run been NEW */
+	e = calloc(g->rb, sizeof(*e));
+	if (e == NULL)
+		return 0;
+	for (p = 0; p < g->rb; p++) {
+		size_t q = 0;
+
+		for (i = 0; i < b->n; i++)
+			if (vd[i].judged && in_group(&b->r[i], g))
+				tmp[q++] = log(b->r[i].u[p].fig) - b->r[i].mlog;
+		e[p] = median_of(tmp, q);
+		m += e[p] / (double)g->rb;
+	}
+	for (p = 0; p < g->rb; p++)
+		ss += (e[p] - m) * (e[p] - m);
+	g->sd = sqrt(ss / (double)(g->rb - 1));
+	free(e);
+	return 1;
+}
+
+/* A group's verdict against its noise: its own scatter, at least the median
+ * of every group's and IBC_COMPARE_GROUP_FLOOR. */
+static void group_judge(const struct ibc_compare_opts *o, const struct cgroup *g, double pooled, struct verdict *v)
+{
+	double sigma = fmax(fmax(g->sd, pooled), IBC_COMPARE_GROUP_FLOOR);
+	double t = threshold(sigma, g->rn, g->rb, o->min_effect);
+
+	v->d = g->st.p50;
+	v->kind = g->st.p50 > t && g->st.ci_lo > 0 ? V_SLOWER
+		  : g->st.p50 < -t && g->st.ci_hi < 0 ? V_FASTER : V_UNCHANGED;
+	if (g->variant[0] != '\0')
+		snprintf(v->name, sizeof(v->name), "variant %s.%s (%zu rows)", g->suite, g->variant, g->k);
+	else
+		snprintf(v->name, sizeof(v->name), "suite %s (%zu rows)", g->suite, g->k);
+	snprintf(v->text, sizeof(v->text), "%s, median ratio %.3fx [%.3f, %.3f] over rows (threshold +-%.1f%%: "
+		 "scatter of the median %.1f%% over %zu BASE runs)", kind_names[v->kind], exp(g->st.p50),
+		 exp(g->st.ci_lo), exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
+}
+
+static int verdict_fails(const struct verdict *v)
+{
+	return v->kind == V_SLOWER || v->kind == V_MISSING;
+}
+
 int ibc_harness_compare(const struct ibc_compare_opts *o)
 {
-	struct cset b, nw;
+	struct cside b, nw;
 	struct verdict *vd = NULL;
-	double *lr = NULL, *dev = NULL, min_eff = o->min_effect, probe_ratio = NAN, alpha = o->alpha > 0 ? o->alpha : 0.01;
-	double eff[2];
-	size_t i, j, nv = 0, nm = 0, nfail = 0, nslow = 0, nfast = 0, nplace = 0, nadv = 0, nwait = 0, nmiss = 0, ngroup = 0, ncls[2];
-	int rc, cls;
+	struct cgroup *gr = NULL;
+	double *tmp = NULL, *tmp2 = NULL, pooled;
+	size_t i, j, nv, ng = 0, cnt[5] = { 0 }, gcnt[5] = { 0 }, nfail = 0;
+	int rc;
 
-	rc = cset_load(o->base, &b);
+	rc = cside_load(o->base, &b);
 	if (rc != IBC_OK)
 		return rc;
-	rc = cset_load(o->new_dir, &nw);
+	rc = cside_load(o->new_dir, &nw);
 	if (rc != IBC_OK) {
-		cset_free(&b);
+		cside_free(&b);
 		return rc;
 	}
-	vd = calloc(b.n + nw.n + 1, sizeof(*vd));
-	lr = calloc(b.n + 1, sizeof(*lr));
-	dev = calloc(b.n + 1, sizeof(*dev));
-	if (vd == NULL || lr == NULL || dev == NULL) {
+	/* rows, then at most one group per suite and one per variant */
+	vd = calloc(3 * b.n + 1, sizeof(*vd));
+	tmp = calloc(b.n + 1, sizeof(*tmp));
+	tmp2 = calloc(2 * b.n + 1, sizeof(*tmp2));
+	gr = calloc(2 * b.n + 1, sizeof(*gr));
+	if (vd == NULL || tmp == NULL || tmp2 == NULL || gr == NULL) {
 		rc = IBC_ERR_NOMEM;
 		goto out;
 	}
-	/* matches and log ratios */
-	for (i = 0; i < b.n; i++)
-		for (j = 0; j < nw.n; j++)
-			if (strcmp(b.r[i].key, nw.r[j].key) == 0) {
-				b.r[i].match = (long)j;
-				if (b.r[i].st.p50 > 0 && nw.r[j].st.p50 > 0)
-					b.r[i].lr = log(nw.r[j].st.p50 / b.r[i].st.p50);
-				break;
-			}
-	/* the runs' own spread, for rows that were oversubscribed and rows that
-	 * were not apart (the first scatter far more from run to run) */
-	for (cls = 0; cls < 2; cls++) {
-		size_t nh = 0;
-		double mid, q90, e = 0.05;
-
-		nm = 0;
-		for (i = 0; i < b.n; i++) {
-			const struct crow *x = &b.r[i], *y;
-			double hb, hn;
-
-			/* the probe suite's rows move with the vCPUs' cores (2-3x
-			 * between two guests): they would set the bar for the rest */
-			if (x->oversub != cls || x->placement || x->match < 0 || !(x->st.p50 > 0))
-				continue;
-			y = &nw.r[x->match];
-			if (!(y->st.p50 > 0))
-				continue;
-			hb = (x->st.ci_hi - x->st.ci_lo) / 2 / x->st.p50;
-			hn = (y->st.ci_hi - y->st.ci_lo) / 2 / y->st.p50;
-			lr[nm++] = x->lr;
-			dev[nh++] = hb > hn ? hb : hn; /* each row's own spread */
-		}
-		if (nh > 0 && 3 * median_of(dev, nh) > e)
-			e = 3 * median_of(dev, nh);
-		/* with enough rows to tell the bulk from the changed ones: 2.5 x
-		 * the 90th percentile of how far the rows' changes stray from
-		 * their median (the tail of the run-to-run scatter, which a
-		 * uniform shift of every row does not widen) */
-		if (nm >= 10) {
-			mid = median_of(lr, nm);
-			for (i = 0; i < nm; i++)
-				dev[i] = fabs(lr[i] - mid);
-			ibc_stats_sort(dev, nm);
-			q90 = ibc_stats_quantile_sorted(dev, nm, 0.9);
-			if (exp(2.5 * q90) - 1 > e)
-				e = exp(2.5 * q90) - 1;
-		}
-		eff[cls] = min_eff >= 0 ? min_eff : e;
-		ncls[cls] = nm;
-	}
-	if (isfinite(b.probe_us) && isfinite(nw.probe_us) && b.probe_us > 0)
-		probe_ratio = nw.probe_us / b.probe_us;
-	printf("# ibchar compare %s -> %s\n# minimum effect %.1f%% (%zu rows), oversubscribed %.1f%% (%zu rows)%s; "
-	       "alpha %g; placement probe %.3f -> %.3f us%s\n",
-	       o->base, o->new_dir, 100 * eff[0], ncls[0], 100 * eff[1], ncls[1],
-	       o->min_effect < 0 ? " (from the runs' spread)" : "", alpha, b.probe_us, nw.probe_us,
-	       isfinite(probe_ratio) && probe_ratio > 1 + eff[0] ? " (NEW's placement is slower)" : "");
+	printf("# ibchar compare %s -> %s\n", o->base, o->new_dir);
+	printf("# BASE: %zu run%s, NEW: %zu run%s; placement probe %.3f -> %.3f us\n", b.nruns,
+	       b.nruns == 1 ? "" : "s", nw.nruns, nw.nruns == 1 ? "" : "s", b.probe_us, nw.probe_us);
+	printf("# a row is slower or faster beyond %gx its run-to-run scatter in BASE (at least its suite's "
+	       "median scatter and %g%%) x sqrt(1/R_new + 1/R_base)%s%s\n", IBC_COMPARE_K,
+	       100 * IBC_COMPARE_ROW_FLOOR, o->min_effect > 0 ? "; never below --min-effect" : "",
+	       o->strict ? "; --strict: oversubscribed rows and probes judged" : "");
 	for (i = 0; i < b.n; i++) {
-		struct crow *x = &b.r[i], *y = x->match >= 0 ? &nw.r[x->match] : NULL;
-		struct verdict *v = &vd[nv++];
-		double ratio, lo, hi, u, p;
+		row_judge(o, &b, &b.r[i], row_find(&nw, b.r[i].key), tmp, &vd[i]);
+		cnt[vd[i].kind]++;
+	}
+	nv = b.n;
+	/* groups: every suite, then every variant, in BASE's order */
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < b.n; i++) {
+			struct cgroup *g = &gr[ng];
+			size_t q;
 
-		v->label = x->label;
-		if (y == NULL) {
-			v->fail = 1;
-			nmiss++;
-			snprintf(v->text, sizeof(v->text), "missing in NEW");
-			continue;
+			snprintf(g->suite, sizeof(g->suite), "%s", b.r[i].suite);
+			snprintf(g->variant, sizeof(g->variant), "%s", j ? b.r[i].variant : "");
+			for (q = 0; q < i && !in_group(&b.r[q], g); q++)
+				;
+			if (q == i && group_stats(&b, &nw, vd, tmp, g))
+				tmp2[ng++] = g->sd;
 		}
-		if (!(x->st.p50 > 0) || !(x->st.ci_lo > 0) || !(y->st.p50 > 0)) {
-			snprintf(v->text, sizeof(v->text), "not compared: medians %.4g -> %.4g us", x->st.p50, y->st.p50);
-			continue;
-		}
-		min_eff = eff[x->oversub];
-		ratio = y->st.p50 / x->st.p50;
-		lo = y->st.ci_lo / x->st.ci_hi;
-		hi = y->st.ci_hi / x->st.ci_lo;
-		ibc_stats_mann_whitney(x->s, x->n, y->s, y->n, &u, &p);
-		if (p < alpha && ratio > 1 + min_eff && lo > 1) {
-			if (isfinite(probe_ratio) && probe_ratio > 1 + eff[0] && ratio <= probe_ratio * (1 + min_eff)) {
-				nplace++;
-				snprintf(v->text, sizeof(v->text), "slower with the placement %.3fx [%.3f, %.3f] p=%.2g (probe %.2fx)",
-					 ratio, lo, hi, p, probe_ratio);
-			} else if (x->placement && !o->strict) {
-				nplace++;
-				snprintf(v->text, sizeof(v->text), "slower %.3fx [%.3f, %.3f] p=%.2g, a placement "
-					 "probe: advisory", ratio, lo, hi, p);
-			} else if (x->oversub && !o->strict) {
-				nadv++;
-				snprintf(v->text, sizeof(v->text), "slower %.3fx [%.3f, %.3f] p=%.2g, oversubscribed: advisory",
-					 ratio, lo, hi, p);
-			} else if (x->b2b > 0 && y->b2b > 0 && y->b2b / x->b2b <= 1 + min_eff && !o->strict) {
-				/* the operation's own loop is unchanged: what slowed is
-				 * around it (the wait for the window, the wake-up) */
-				nwait++;
-				snprintf(v->text, sizeof(v->text), "slower per iteration %.3fx [%.3f, %.3f] p=%.2g, "
-					 "%.4g -> %.4g us, back to back unchanged %.3fx: advisory", ratio, lo, hi, p,
-					 x->st.p50, y->st.p50, y->b2b / x->b2b);
-			} else {
-				v->fail = 1;
-				nslow++;
-				snprintf(v->text, sizeof(v->text), "slower %.3fx [%.3f, %.3f] p=%.2g, %.4g -> %.4g us%s", ratio,
-					 lo, hi, p, x->st.p50, y->st.p50, x->oversub ? ", oversubscribed" : "");
-			}
-		} else if (p < alpha && ratio < 1 / (1 + min_eff) && hi < 1) {
-			nfast++;
-			snprintf(v->text, sizeof(v->text), "faster %.3fx [%.3f, %.3f] p=%.2g, %.4g -> %.4g us", ratio, lo,
-				 hi, p, x->st.p50, y->st.p50);
-		} else {
-			snprintf(v->text, sizeof(v->text), "unchanged %.3fx [%.3f, %.3f] p=%.2g", ratio, lo, hi, p);
-		}
-		if (strcmp(x->group, y->group) != 0) {
-			/* timed beside other variants (harness.c): its per-iteration
-			 * figure moved with them */
-			size_t len = strlen(v->text);
-
-			ngroup++;
-			snprintf(v->text + len, sizeof(v->text) - len, "; timed group %s -> %s",
-				 x->group[0] ? x->group : "1/1", y->group[0] ? y->group : "1/1");
-		}
+	/* every group's scatter comes from the same BASE runs: their median,
+	 * corrected for its bias, is the least a group's can be */
+	pooled = ng > 0 ? median_of(tmp2, ng) / median_sd_bias(b.nruns > 1 ? gr[0].rb - 1 : 1) : 0;
+	for (i = 0; i < ng; i++) {
+		group_judge(o, &gr[i], pooled, &vd[nv]);
+		gcnt[vd[nv++].kind]++;
 	}
 	printf("1..%zu\n", nv);
 	for (i = 0; i < nv; i++) {
-		printf("%sok %zu - %s: %s\n", vd[i].fail ? "not " : "", i + 1, vd[i].label, vd[i].text);
-		nfail += (size_t)vd[i].fail;
+		printf("%sok %zu - %s: %s\n", verdict_fails(&vd[i]) ? "not " : "", i + 1, vd[i].name, vd[i].text);
+		nfail += (size_t)verdict_fails(&vd[i]);
 	}
-	for (j = 0; j < nw.n; j++) {
-		for (i = 0; i < b.n && strcmp(b.r[i].key, nw.r[j].key) != 0; i++)
-			;
-		if (i == b.n)
+	for (j = 0; j < nw.n; j++)
+		if (row_find(&b, nw.r[j].key) == NULL)
 			printf("# new in NEW (not in BASE): %s\n", nw.r[j].label);
-	}
-	printf("# %zu rows: %zu slower, %zu faster, %zu slower with the placement, %zu slower oversubscribed "
-	       "(advisory), %zu slower per iteration only (advisory), %zu missing, %zu unchanged or not "
-	       "compared\n", nv, nslow, nfast, nplace, nadv, nwait, nmiss,
-	       nv - nslow - nfast - nplace - nadv - nwait - nmiss);
-	if (ngroup > 0)
-		printf("# %zu rows were timed in another group than in BASE (beside other variants): "
-		       "their per-iteration figures are not like for like\n", ngroup);
+	printf("# %zu rows: %zu slower, %zu faster, %zu unchanged, %zu inconclusive, %zu missing in NEW; "
+	       "%zu groups (of %d or more rows judged): %zu slower, %zu faster, %zu unchanged\n", b.n,
+	       cnt[V_SLOWER], cnt[V_FASTER], cnt[V_UNCHANGED], cnt[V_INCONCLUSIVE], cnt[V_MISSING], ng,
+	       IBC_COMPARE_MIN_GROUP, gcnt[V_SLOWER], gcnt[V_FASTER], gcnt[V_UNCHANGED]);
 	if (o->junit != NULL) {
 		struct ibc_junit_case *jc = calloc(nv + 1, sizeof(*jc));
 
@@ -386,17 +718,20 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 			goto out;
 		}
 		for (i = 0; i < nv; i++)
-			jc[i] = (struct ibc_junit_case){ vd[i].label, vd[i].text, !vd[i].fail };
+			jc[i] = (struct ibc_junit_case){ vd[i].name, vd[i].text, !verdict_fails(&vd[i]) };
 		rc = ibc_harness_junit_write(o->junit, "ibchar compare", jc, nv);
 		free(jc);
+		if (rc != IBC_OK)
+			rc = IBC_ERR_INVAL;
 	}
 	if (rc == IBC_OK && nfail > 0)
 		rc = IBC_ERR_REMOTE;
 out:
 	free(vd);
-	free(lr);
-	free(dev);
-	cset_free(&b);
-	cset_free(&nw);
+	free(tmp);
+	free(tmp2);
+	free(gr);
+	cside_free(&b);
+	cside_free(&nw);
 	return rc;
 }

@@ -1,41 +1,65 @@
-/* ibchar compare BASE NEW: noise-aware verdicts between two results
- * directories.  Rows are matched on (suite, variant, impl, xport, ranks,
- * bytes, fanin); each matched pair's kept samples (samples.csv) give the
- * ratio of medians NEW / BASE with a 95% interval (from the medians'
- * order-statistic intervals) and a two-sided Mann-Whitney test.  A row is
- * slower when p < alpha, the ratio exceeds 1 + the minimum effect and the
- * interval's low end is above 1; faster symmetrically; otherwise unchanged.
- * The minimum effect defaults from the two runs' own spread, for
- * oversubscribed and other rows apart: 3 x the median relative half-width
- * of the medians' intervals, and with 10 or more rows at least 2.5 x the
- * 90th percentile of how far the rows' log ratios stray from their median;
- * never * below 5%.  A slower row within a slower placement probe of NEW is
- * "placement"; a slower oversubscribed row is advisory unless strict; so is
- * a row slower per iteration whose back-to-back median (b2b_p50_us in
- * results.csv's extra) is within the minimum effect of BASE's: the
- * operation's own loop did not slow, what surrounds each timed iteration
- * did (on Soft-RoCE under TCG a single ping-pong after the window's wait
- * moves 1.2-1.8x with the host while back to back stays within 9%).  The
- * probe suite's rows (where the ranks sit) stay out of the spread and are
- * advisory when slower; a row timed in another group than in BASE (extra's
- * group) says so after its verdict.  A row of BASE missing in NEW fails.
- * TAP on stdout, JUnit XML on request. */
+/* ibchar compare BASE NEW: regression verdicts between two results
+ * directories, judged against the noise of unchanged code.
+ *
+ * Units.  A row (suite, variant, impl, xport, nodes, ppn, ranks, bytes,
+ * fanin) may appear in several runs of a directory (`ibchar run --repeat R`
+ * gives each pass its own run_id).  Each run contributes one figure per row:
+ * the median of its kept samples (samples.csv), or the row's single figure
+ * (extra n=1).  The runs are the units; samples inside a run are not treated
+ * as independent (they are autocorrelated, and the runs of one build differ
+ * by more than a run's own spread).
+ *
+ * Noise.  A row's noise is the scatter of its figure between BASE's runs:
+ * the standard deviation of the log figures over BASE's R_b >= 3 runs, raised
+ * to the median scatter of the rows of its suite and to at least
+ * IBC_COMPARE_ROW_FLOOR.  NEW's runs (R_n >= 1) are never used to set the
+ * noise.
+ *
+ * Rows.  d = mean log figure of NEW - mean log figure of BASE; the row is
+ * slower when d > K * sigma * sqrt(1/R_n + 1/R_b) (K = IBC_COMPARE_K), faster
+ * when d < -that, unchanged otherwise; inconclusive (with the reason) when
+ * BASE holds fewer than IBC_COMPARE_MIN_RUNS runs of it, a run kept fewer than
+ * IBC_COMPARE_MIN_KEPT samples, the row was oversubscribed, it is a placement
+ * probe (the probe suite), or it has no positive figure; --strict judges
+ * oversubscribed rows and probes like the others.  A BASE row missing in NEW
+ * fails.
+ *
+ * Groups.  Per suite and per suite and variant, over the rows judged (at
+ * least IBC_COMPARE_MIN_GROUP rows): the median of the rows' d with the
+ * order-statistic (sign-test) 95% interval over rows.  Its noise is BASE's
+ * run-to-run scatter of the same statistic (run p of every row, p-th by
+ * run_id, as the pass; the group's median deviation from the rows' means),
+ * at least IBC_COMPARE_GROUP_FLOOR.  A group is slower when the median is
+ * beyond K times that noise (times sqrt(1/R_n + 1/R_b)) and the interval
+ * lies above 0: a broad shift each row alone may hide in its noise.
+ *
+ * Damaged input (a missing directory, results.csv or meta.csv; an empty or
+ * malformed file; a non-numeric cell; samples.csv whose n differs from its
+ * values, or rows of one file the other does not have) is an error, one line
+ * on stderr.  TAP on stdout (rows, then groups), JUnit XML on request. */
 #ifndef IBC_HARNESS_COMPARE_H
 #define IBC_HARNESS_COMPARE_H
 
 #include <stddef.h>
 
+#define IBC_COMPARE_K 4.0             /* threshold: K x the noise of the difference */
+#define IBC_COMPARE_ROW_FLOOR 0.02    /* a row's run-to-run scatter is at least 2% */
+#define IBC_COMPARE_GROUP_FLOOR 0.015 /* a group median's run-to-run scatter, at least 1.5% */
+#define IBC_COMPARE_MIN_RUNS 3        /* BASE runs a row needs for a verdict */
+#define IBC_COMPARE_MIN_KEPT 30       /* kept samples a run of a row needs */
+#define IBC_COMPARE_MIN_GROUP 6       /* judged rows a group needs for a verdict */
+
 struct ibc_compare_opts {
 	const char *base, *new_dir;
 	const char *junit;       /* NULL: none */
-	double min_effect;       /* < 0: from the runs' spread */
-	double alpha;            /* significance, default 0.01 */
-	int strict;              /* oversubscribed and per-iteration-only rows fail too
-				    (default: advisory) */
+	double min_effect;       /* a change smaller than this fraction is never slower or
+				    faster, whatever the noise; 0: none */
+	int strict;              /* oversubscribed rows and placement probes are judged */
 };
 
-/* 0: no regression and nothing missing; IBC_ERR_REMOTE (exit 1) otherwise;
- * IBC_ERR_INVAL / IBC_ERR_NOTFOUND for unreadable directories. */
+/* IBC_OK: nothing slower, nothing missing; IBC_ERR_REMOTE (exit 1): a row or
+ * group slower, or a row missing in NEW; IBC_ERR_INVAL (exit 2): damaged or
+ * missing input, or the JUnit file cannot be written. */
 int ibc_harness_compare(const struct ibc_compare_opts *o);
 
 #endif

@@ -402,25 +402,177 @@ int ibc_harness_runner_model(const char *dir, const char *fits_dir)
 	return ibc_logp_model_run(&mo);
 }
 
+static const char *const launcher_names[] = { "fork", "local", "mpirun", "tree", "srun", "auto", NULL };
+static const char *const xport_names[] = { "shm", "verbs", "auto", NULL };
+
+/* The sweep options a bench would refuse, found before anything runs or a
+ * directory is made: one line each, IBC_ERR_INVAL. */
+static int run_opts_check(const struct ibc_harness_runner_opts *o)
+{
+	struct ibc_opt_list l;
+	size_t j;
+
+	if (o->mpi != NULL && strcmp(o->mpi, "none") != 0 && ibc_opt_choice_find(mpi_names, o->mpi) < 0) {
+		fprintf(stderr, "ibchar: unknown MPI '%s' (openmpi, mpich or none)\n", o->mpi);
+		return IBC_ERR_INVAL;
+	}
+	if (o->launcher != NULL && ibc_opt_choice_find(launcher_names, o->launcher) < 0) {
+		fprintf(stderr, "ibchar: unknown launcher '%s' (fork, mpirun, tree or srun)\n", o->launcher);
+		return IBC_ERR_INVAL;
+	}
+	if (o->xport != NULL && ibc_opt_choice_find(xport_names, o->xport) < 0) {
+		fprintf(stderr, "ibchar: unknown transport '%s' (shm, verbs or auto)\n", o->xport);
+		return IBC_ERR_INVAL;
+	}
+	if (o->sizes != NULL) {
+		if (ibc_opt_list_parse(o->sizes, 1, &l) != IBC_OK || l.n == 0) {
+			fprintf(stderr, "ibchar: bad size list '%s' (e.g. 8,4K,1M or 1..4M)\n", o->sizes);
+			return IBC_ERR_INVAL;
+		}
+		for (j = 0; j < l.n; j++)
+			if (l.v[j] < 0) {
+				fprintf(stderr, "ibchar: bad size list '%s': %lld bytes\n", o->sizes, (long long)l.v[j]);
+				return IBC_ERR_INVAL;
+			}
+		if (l.n > IBC_HARNESS_MAX_SIZES) {
+			fprintf(stderr, "ibchar: --sizes '%s' gives %zu sizes; a run takes at most %d\n", o->sizes, l.n,
+				IBC_HARNESS_MAX_SIZES);
+			return IBC_ERR_INVAL;
+		}
+	}
+	if (o->fanin != NULL) {
+		if (ibc_opt_list_parse(o->fanin, 0, &l) != IBC_OK || l.n == 0) {
+			fprintf(stderr, "ibchar: bad fan-in list '%s'\n", o->fanin);
+			return IBC_ERR_INVAL;
+		}
+		for (j = 0; j < l.n; j++)
+			if (l.v[j] < 1) {
+				fprintf(stderr, "ibchar: bad fan-in list '%s': %lld (a fan-in is >= 1)\n", o->fanin,
+					(long long)l.v[j]);
+				return IBC_ERR_INVAL;
+			}
+	}
+	if (o->ranks != NULL) {
+		if (ibc_opt_list_parse(o->ranks, 0, &l) != IBC_OK || l.n == 0) {
+			fprintf(stderr, "ibchar: bad rank list '%s'\n", o->ranks);
+			return IBC_ERR_INVAL;
+		}
+		for (j = 0; j < l.n; j++)
+			if (l.v[j] < 1) {
+				fprintf(stderr, "ibchar: bad rank list '%s': %lld ranks (a run needs N >= 1)\n",
+					o->ranks, (long long)l.v[j]);
+				return IBC_ERR_INVAL;
+			}
+	}
+	return IBC_OK;
+}
+
+/* One pass of the sweep: every suite of todo at every rank count, rows
+ * under run_id.  *ran and *failed count launches. */
+static int run_pass(const struct ibc_harness_runner_opts *o, const struct ibc_suite *const *todo, size_t ntodo,
+		    const struct ibc_opt_strlist *want, const struct ibc_opt_strlist *have, const char *out,
+		    const char *run_id, int *ran, int *failed)
+{
+	struct ibc_opt_list ranks;
+	size_t i, j;
+	int rc, code;
+
+	if (o->ranks != NULL && ibc_opt_list_parse(o->ranks, 0, &ranks) != IBC_OK)
+		return IBC_ERR_INVAL; /* checked before */
+	setenv("IBC_RUN_ID", run_id, 1);
+	for (i = 0; i < ntodo; i++) {
+		const struct ibc_suite *s = todo[i];
+		char mine[2048] = "";
+		size_t w, used = 0;
+
+		for (w = 0; have != NULL && w < want->n; w++)
+			if ((strcmp(want->v[w], "all") == 0 || ibc_opt_strlist_has(&have[i], want->v[w])) &&
+			    used + strlen(want->v[w]) + 2 < sizeof(mine))
+				used += (size_t)snprintf(mine + used, sizeof(mine) - used, "%s%s",
+							 used ? "," : "", want->v[w]);
+		if (have != NULL && mine[0] == '\0') {
+			fprintf(stderr, "ibchar: %s: none of --variants %s is one of its variants; "
+				"skipped\n", s->name, o->variants);
+			continue;
+		}
+		if (s->self_launched) {
+			if (o->ranks != NULL || mpi_of(o) != NULL || o->launcher != NULL)
+				fprintf(stderr, "ibchar: %s starts its own jobs over --hosts x --ppn with every "
+					"launcher: --ranks, --mpi and --launcher do not apply to it\n", s->name);
+			code = 1;
+			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, 1, &code);
+			if (rc == IBC_OK && code == 2) {
+				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
+				return IBC_ERR_INVAL;
+			}
+			if (rc != IBC_OK || code != 0) {
+				fprintf(stderr, "ibchar: %s failed (exit %d)\n", s->name, code);
+				(*failed)++;
+			} else {
+				(*ran)++;
+			}
+			continue;
+		}
+		if (o->ranks == NULL && ibc_opt_list_parse(s->default_ranks, 0, &ranks) != IBC_OK) {
+			ibc_error("runner: suite %s: bad default ranks '%s'", s->name, s->default_ranks);
+			(*failed)++;
+			continue;
+		}
+		for (j = 0; j < ranks.n; j++) {
+			int n = (int)ranks.v[j];
+
+			if (n < s->min_ranks || (s->max_ranks > 0 && n > s->max_ranks)) {
+				if (s->max_ranks == s->min_ranks)
+					fprintf(stderr, "ibchar: %s runs on %d ranks: N = %d skipped\n",
+						s->name, s->min_ranks, n);
+				else
+					fprintf(stderr, "ibchar: %s runs on %d..%d ranks: N = %d skipped\n",
+						s->name, s->min_ranks, s->max_ranks ? s->max_ranks : 1 << 20, n);
+				continue;
+			}
+			code = 1;
+			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, n, &code);
+			if (rc == IBC_ERR_UNSUPPORTED)
+				continue;
+			if (rc == IBC_OK && code == 2) {
+				/* the bench rejected its options (it said why): a usage error */
+				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
+				return IBC_ERR_INVAL;
+			}
+			if (rc != IBC_OK || code != 0) {
+				fprintf(stderr, "ibchar: %s at %d ranks failed (exit %d)\n", s->name, n, code);
+				if (code == 77)
+					continue; /* the bench says: unsupported here */
+				(*failed)++;
+				continue;
+			}
+			(*ran)++;
+		}
+	}
+	return IBC_OK;
+}
+
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 {
 	static struct ibc_opt_strlist want;
 	struct ibc_opt_strlist *have = NULL; /* per suite, with --variants */
 	const struct ibc_suite *todo[64];
-	struct ibc_opt_list ranks;
-	char out_buf[256], run_id[64], devs[256];
+	char out_buf[256], stamp[48], run_id[64], devs[256];
 	const char *out = o->out, *why;
 	size_t i, j, ntodo = 0;
-	int verbs, failed = 0, ran = 0, rc, code;
+	int verbs, failed = 0, ran = 0, rc, pass, repeat = o->repeat > 0 ? (int)o->repeat : 1;
 	time_t now = time(NULL);
 	struct tm tm;
 
 	gmtime_r(&now, &tm);
-	strftime(run_id, sizeof(run_id), "%Y%m%dT%H%M%SZ", &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	if (out == NULL) {
-		snprintf(out_buf, sizeof(out_buf), "results/%s", run_id);
+		snprintf(out_buf, sizeof(out_buf), "results/%s", stamp);
 		out = out_buf;
 	}
+	rc = run_opts_check(o);
+	if (rc != IBC_OK)
+		return rc;
 	verbs = ibc_harness_avail_verbs(devs, sizeof(devs)) > 0;
 	if (o->nsuites == 0) {
 		for (i = 0; i < ibc_suites_count && ntodo < 64; i++) {
@@ -444,21 +596,14 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 			todo[ntodo++] = s;
 		}
 	}
-	if (o->ranks != NULL && ibc_opt_list_parse(o->ranks, 0, &ranks) != IBC_OK) {
-		fprintf(stderr, "ibchar: bad rank list '%s'\n", o->ranks);
-		return IBC_ERR_INVAL;
-	}
-	for (j = 0; o->ranks != NULL && j < ranks.n; j++)
-		if (ranks.v[j] < 1) {
-			fprintf(stderr, "ibchar: bad rank list '%s': %lld ranks (a run needs N >= 1)\n",
-				o->ranks, (long long)ranks.v[j]);
-			return IBC_ERR_INVAL;
-		}
 	if (ntodo == 0) {
 		fprintf(stderr, "ibchar: no suite can run here\n");
 		return IBC_ERR_UNSUPPORTED;
 	}
 	if (mpi_of(o) != NULL) {
+		char path[4200];
+		size_t nbuilt = 0;
+
 		if (o->launcher != NULL && strcmp(o->launcher, "mpirun") != 0 &&
 		    strcmp(o->launcher, "tree") != 0 && strcmp(o->launcher, "srun") != 0) {
 			fprintf(stderr, "ibchar: --mpi %s runs the -%s build of a suite, which --launcher "
@@ -466,15 +611,17 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 				o->mpi, o->mpi, o->launcher);
 			return IBC_ERR_INVAL;
 		}
+		for (i = 0; i < ntodo; i++)
+			nbuilt += (size_t)bench_path(o->bindir, todo[i]->bench, o->mpi, path, sizeof(path));
+		if (nbuilt == 0) {
+			fprintf(stderr, "ibchar: --mpi %s: no suite of this run has a -%s build here (is %s "
+				"installed? see 'ibchar list')\n", o->mpi, o->mpi, o->mpi);
+			return IBC_ERR_INVAL;
+		}
 		if (o->launcher == NULL)
 			fprintf(stderr, "ibchar: --mpi %s: the -%s builds run under mpirun.%s\n", o->mpi,
 				o->mpi, o->mpi);
 	}
-	rc = ibc_fs_mkdir_p(out);
-	if (rc != IBC_OK)
-		return rc;
-	setenv("IBC_RUN_ID", run_id, 1);
-	fprintf(stderr, "ibchar: run %s -> %s\n", run_id, out);
 	/* --variants shared by several suites: each suite gets its own names; a
 	 * name that is no suite's is an error, a suite with none of them is
 	 * skipped.  Each bench lists its variants once. */
@@ -504,78 +651,29 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 			}
 		}
 	}
-	for (i = 0; i < ntodo; i++) {
-		const struct ibc_suite *s = todo[i];
-		char mine[2048] = "";
-		size_t w, used = 0;
-
-		for (w = 0; have != NULL && w < want.n; w++)
-			if ((strcmp(want.v[w], "all") == 0 || ibc_opt_strlist_has(&have[i], want.v[w])) &&
-			    used + strlen(want.v[w]) + 2 < sizeof(mine))
-				used += (size_t)snprintf(mine + used, sizeof(mine) - used, "%s%s",
-							 used ? "," : "", want.v[w]);
-		if (have != NULL && mine[0] == '\0') {
-			fprintf(stderr, "ibchar: %s: none of --variants %s is one of its variants; "
-				"skipped\n", s->name, o->variants);
-			continue;
-		}
-		if (s->self_launched) {
-			if (o->ranks != NULL || mpi_of(o) != NULL || o->launcher != NULL)
-				fprintf(stderr, "ibchar: %s starts its own jobs over --hosts x --ppn with every "
-					"launcher: --ranks, --mpi and --launcher do not apply to it\n", s->name);
-			code = 1;
-			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, 1, &code);
-			if (rc == IBC_OK && code == 2) {
-				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
-				free(have);
-				return IBC_ERR_INVAL;
-			}
-			if (rc != IBC_OK || code != 0) {
-				fprintf(stderr, "ibchar: %s failed (exit %d)\n", s->name, code);
-				failed++;
-			} else {
-				ran++;
-			}
-			continue;
-		}
-		if (o->ranks == NULL && ibc_opt_list_parse(s->default_ranks, 0, &ranks) != IBC_OK) {
-			ibc_error("runner: suite %s: bad default ranks '%s'", s->name, s->default_ranks);
-			failed++;
-			continue;
-		}
-		for (j = 0; j < ranks.n; j++) {
-			int n = (int)ranks.v[j];
-
-			if (n < s->min_ranks || (s->max_ranks > 0 && n > s->max_ranks)) {
-				if (s->max_ranks == s->min_ranks)
-					fprintf(stderr, "ibchar: %s runs on %d ranks: N = %d skipped\n",
-						s->name, s->min_ranks, n);
-				else
-					fprintf(stderr, "ibchar: %s runs on %d..%d ranks: N = %d skipped\n",
-						s->name, s->min_ranks, s->max_ranks ? s->max_ranks : 1 << 20, n);
-				continue;
-			}
-			code = 1;
-			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, n, &code);
-			if (rc == IBC_ERR_UNSUPPORTED)
-				continue;
-			if (rc == IBC_OK && code == 2) {
-				/* the bench rejected its options (it said why): a usage error */
-				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
-				free(have);
-				return IBC_ERR_INVAL;
-			}
-			if (rc != IBC_OK || code != 0) {
-				fprintf(stderr, "ibchar: %s at %d ranks failed (exit %d)\n", s->name, n, code);
-				if (code == 77)
-					continue; /* the bench says: unsupported here */
-				failed++;
-				continue;
-			}
-			ran++;
-		}
+	rc = ibc_fs_mkdir_p(out);
+	if (rc != IBC_OK) {
+		free(have);
+		return rc;
+	}
+	for (pass = 1; pass <= repeat && rc == IBC_OK; pass++) {
+		/* each pass its own run_id, so compare can tell the runs apart */
+		if (repeat > 1)
+			snprintf(run_id, sizeof(run_id), "%s.%d", stamp, pass);
+		else
+			snprintf(run_id, sizeof(run_id), "%s", stamp);
+		if (repeat > 1)
+			fprintf(stderr, "ibchar: pass %d of %d: run %s -> %s\n", pass, repeat, run_id, out);
+		else
+			fprintf(stderr, "ibchar: run %s -> %s\n", run_id, out);
+		rc = run_pass(o, todo, ntodo, &want, have, out, run_id, &ran, &failed);
 	}
 	free(have);
+	if (rc != IBC_OK)
+		return rc;
+	if (repeat > 1)
+		printf("Summary of pass %d of %d (run %s; every pass's rows are in %s/results.csv)\n", repeat,
+		       repeat, run_id, out);
 	ibc_harness_summary_print(out, run_id);
 	/* the closed loop, when this run measured both the model and something it predicts */
 	if (ran > 0) {

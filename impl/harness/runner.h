@@ -18,14 +18,18 @@ struct ibc_harness_runner_opts {
 	long iters, warmup;          /* 0 / -1: not passed */
 	double budget;               /* < 0: not passed */
 	int validate;
+	long repeat;                 /* passes of the whole sweep, each its own run_id (0, 1: one) */
 };
 
 /* Prints suites, their variants, transports and MPIs found on stdout. */
 int ibc_harness_runner_list(const char *bindir);
 /* Runs the suites; progress on stderr, the summary table on stdout.
- * IBC_ERR_INVAL for an unknown suite, a bad rank list, or --mpi with a
+ * IBC_ERR_INVAL, before a directory is made or anything runs, for an unknown
+ * suite, variant, MPI, launcher or transport, a bad rank, size or fan-in
+ * list, --mpi naming an MPI no chosen suite is built with, or --mpi with a
  * launcher that cannot run the MPI build (--mpi alone picks mpirun).  A rank
- * count outside a suite's range is skipped for that suite with a note. */
+ * count outside a suite's range is skipped for that suite with a note.  With
+ * repeat R > 1 the sweep runs R times, pass k under run_id <stamp>.k. */
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
 /* The LoP closed loop on dir's rows (logp_model.h) with the fits in
  * fits_dir (NULL: dir), for every suite of the table with rounds; the

@@ -1,174 +1,255 @@
 #!/bin/sh
-# ibchar compare: synthetic runs whose samples are drawn with a known shift
-# (a row 20% slower is flagged, 20% faster is reported and passes), the same
-# run against itself and two runs of pure noise flag nothing, a row missing
-# in NEW fails, a slower placement probe turns a uniform slowdown into
-# "placement", an oversubscribed row is advisory unless --strict, so is a
-# row slower per iteration whose back-to-back median is unchanged, the probe
-# suite's rows (placement) are advisory and stay out of the spread, a row
-# timed in another group than in BASE says so, JUnit XML
-# counts the failures; bad input exits 2.  End to end:
-# the barrier suite keeps its samples (samples.csv: one row per results row,
-# n = iters), and IBC_SLOWDOWN=rds:50 makes compare flag rds.
+# ibchar compare on synthetic results directories with known answers
+# (tests/harness/mkruns.py: 3 suites of 44 rows and 2 probes, each run's
+# figure drawn with a known run-to-run scatter): one row x1.3; 24 rows x1.3;
+# every row of a suite x1.3; a suite x1.15 whose rows alone are within their
+# noise; everything x2; identical runs; two halves of one set of runs split at
+# random; one variant 1.3x faster.  Then what makes a row inconclusive
+# (a one-run baseline, oversubscribed, too few kept samples, a placement
+# probe), a missing row, the timed-group note, JUnit, and damaged input (exit
+# 2, one line on stderr).  End to end: `ibchar run --repeat 3` gives three
+# run_ids with the samples in iteration order, and IBC_SLOWDOWN moves the row.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
+MK="python3 $(dirname "$0")/mkruns.py"
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
-echo "1..22"
+# IBC_TEST_SEED shifts every seed (the verdicts must not hang on one draw)
+S=${IBC_TEST_SEED:-0}
+echo "1..37"
 
-# mk DIR SEED SCALE_ROW1 SCALE_ROW2 PROBE [DROP_ROW]: 4 rows of 400 log-normal samples
-mk() {
-	python3 - "$@" <<'PYEOF'
-import csv, os, random, sys
-d, seed, s1, s2, probe = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-drop = int(sys.argv[6]) if len(sys.argv) > 6 else -1
-over = {int(x) for x in sys.argv[7].split(',')} if len(sys.argv) > 7 else set()
-oprobe = sys.argv[8] if len(sys.argv) > 8 else probe
-os.makedirs(d, exist_ok=True)
-rnd = random.Random(seed)
-rows = [("barrier", "rds", "ibchar", "shm", "4", "0", ""), ("barrier", "rgm", "ibchar", "shm", "4", "0", "3"),
-        ("alltoall", "hrwg", "ibchar", "shm", "4", "4096", ""), ("link", "write-lat", "ibchar", "shm", "2", "8", "")]
-with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w", newline="") as g:
-    w = csv.writer(f); w.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "n", "samples_us"])
-    r = csv.writer(g); r.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "p50_us", "probe_us", "oversub"])
-    for i, k in enumerate(rows):
-        if i == drop:
-            continue
-        scale = s1 if i == 1 else s2 if i == 2 else 1.0
-        base = 2.0 + i
-        v = sorted(base * scale * rnd.lognormvariate(0, 0.05) for _ in range(400))
-        w.writerow(["run"] + list(k) + [len(v), " ".join("%.4f" % x for x in v)])
-        r.writerow(["run"] + list(k) + ["%.4f" % v[200], oprobe if i in over else probe, 1 if i in over else 0])
-PYEOF
+# cmp ARGS...: compare into $tmp/out (stdout) and $tmp/err; $rc its status
+cmp() {
+	"$IBCHAR" compare "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
 }
-# expect EXIT REGEX TEXT COMPARE-ARGS...: compare exits EXIT and prints a line matching REGEX
-expect() {
-	want=$1 re=$2 text=$3
-	shift 3
-	"$IBCHAR" compare "$@" >"$tmp/out" 2>&1; rc=$?
-	[ $rc -eq "$want" ] && grep -q "$re" "$tmp/out"
-	ok $? "$text (exit $rc)"
-}
-mk "$tmp/base" 1 1 1 0.1
-mk "$tmp/noise" 2 1 1 0.1
-mk "$tmp/shift" 3 1.2 0.8 0.1
-mk "$tmp/miss" 4 1 1 0.1 3
-mk "$tmp/far" 5 1.25 1.25 0.2
+# rows KIND: how many row verdicts (not groups) are KIND; groups KIND likewise
+rows() { grep -E '^(not )?ok [0-9]+ - [a-z]+ [^ ]+ \(' "$tmp/out" | grep -c ": $1 "; }
+groups() { grep -E '^(not )?ok [0-9]+ - (suite|variant) ' "$tmp/out" | grep -c ": $1,"; }
+notok() { grep -c '^not ok' "$tmp/out"; }
+show() { sed 's/^/# /' "$tmp/out" "$tmp/err" | grep -v '^# ok' | head -20; }
 
-"$IBCHAR" compare "$tmp/base" "$tmp/base" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && [ "$(grep -c '^ok .*unchanged 1.000x' "$tmp/out")" -eq 4 ]; ok $? "a run against itself: 4 rows unchanged at 1.000x, exit 0 (exit $rc)"
-"$IBCHAR" compare "$tmp/base" "$tmp/noise" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && ! grep '^ok\|^not ok' "$tmp/out" | grep -q 'slower\|faster'; ok $? "two runs of pure noise: nothing slower or faster, exit 0 (exit $rc)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out"
-"$IBCHAR" compare --junit "$tmp/j.xml" "$tmp/base" "$tmp/shift" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 1 ]; ok $? "a row 20% slower: exit 1 (exit $rc)"
-grep -q '^not ok 2 - barrier rgm (ibchar, shm) N=4 bytes=0 fanin=3: slower 1\.[12]' "$tmp/out"; ok $? "... the slower row is 'not ok', with its ratio"
-grep -q '^ok 3 - alltoall hrwg .*: faster 0\.[78]' "$tmp/out"; ok $? "... the faster row is reported and passes"
-[ "$(grep -c '^not ok' "$tmp/out")" -eq 1 ]; ok $? "... and nothing else is flagged"
+$MK "$tmp/base" --seed $((1 + S))
+$MK "$tmp/same" --runs 1 --prefix new --seed $((2 + S))
+
+# 1. identical runs
+cmp "$tmp/base" "$tmp/base"
+[ $rc -eq 0 ] && [ "$(grep -c 'unchanged 1.000x' "$tmp/out")" -eq 44 ] && [ "$(groups unchanged)" -eq 8 ] &&
+	[ "$(notok)" -eq 0 ]
+ok $? "identical runs: 44 rows unchanged at 1.000x, 8 groups unchanged, exit 0 (exit $rc)"
+
+# 2. two halves of six runs of one build, dealt at random
+$MK "$tmp/six" --runs 6 --seed $((3 + S))
+python3 "$(dirname "$0")/mkruns.py" split "$tmp/six" "$tmp/h1" "$tmp/h2" --seed $((4 + S))
+cmp "$tmp/h1" "$tmp/h2"
+[ $rc -eq 0 ] && [ "$(rows slower)" -eq 0 ] && [ "$(rows faster)" -eq 0 ] && [ "$(groups slower)" -eq 0 ] &&
+	[ "$(groups faster)" -eq 0 ] && grep -q '^# BASE: 3 runs, NEW: 3 runs' "$tmp/out"
+ok $? "two halves of one set of runs, split at random: 3 runs against 3, nothing slower or faster, exit 0 (exit $rc)"
+[ $rc -eq 0 ] || show
+
+# 3. one row x1.3
+$MK "$tmp/one" --runs 1 --prefix new --seed $((2 + S)) --scale first:1=1.3
+cmp "$tmp/base" "$tmp/one"
+[ $rc -eq 1 ] && [ "$(notok)" -eq 1 ] &&
+	grep -q '^not ok 1 - barrier rds (ibchar, shm) N=2 bytes=0: slower 1\.[23][0-9]*x' "$tmp/out" &&
+	[ "$(groups unchanged)" -eq 8 ]
+ok $? "one row x1.3: that row slower, nothing else, groups unchanged, exit 1 (exit $rc)"
+[ $rc -eq 1 ] || show
+
+# 4. 24 rows x1.3 (every barrier row and 6 of alltoall's): a row whose three
+# baseline runs happen to scatter widely may hide, nothing else is flagged
+$MK "$tmp/r24" --runs 1 --prefix new --seed 2 --scale first:24=1.3
+cmp "$tmp/base" "$tmp/r24"
+[ $rc -eq 1 ] && [ "$(rows slower)" -ge 22 ] && [ "$(rows faster)" -eq 0 ] &&
+	! grep -qE '^not ok [0-9]+ - (alltoall de|link) ' "$tmp/out" &&
+	grep -q '^not ok [0-9]* - suite barrier (18 rows): slower, median ratio 1\.[23]' "$tmp/out"
+ok $? "24 rows x1.3: 22 or more of them slower ($(rows slower)), no other row, the barrier suite slower, exit 1 (exit $rc)"
+[ $rc -eq 1 ] || show
+
+# 5. every row of a suite x1.3
+$MK "$tmp/suite" --runs 1 --prefix new --seed $((2 + S)) --scale alltoall=1.3
+cmp "$tmp/base" "$tmp/suite"
+[ $rc -eq 1 ] && [ "$(rows slower)" -ge 14 ] && ! grep -qE '^not ok [0-9]+ - (barrier|link) ' "$tmp/out" &&
+	grep -q '^not ok [0-9]* - suite alltoall (16 rows): slower' "$tmp/out" &&
+	grep -q '^not ok [0-9]* - variant alltoall.hrwg (8 rows): slower' "$tmp/out" &&
+	grep -q '^not ok [0-9]* - variant alltoall.de (8 rows): slower' "$tmp/out" &&
+	grep -q '^ok [0-9]* - suite barrier (18 rows): unchanged' "$tmp/out"
+ok $? "the alltoall suite x1.3: 14 or more of its 16 rows ($(rows slower)), the suite and both variants slower, no other row, barrier unchanged, exit 1 (exit $rc)"
+
+# 6. a broad shift inside the rows' noise: rows scatter 4% from run to run
+# (a row's threshold near 20%), the whole barrier suite 15% slower
+$MK "$tmp/nbase" --seed $((5 + S)) --noise barrier=0.04
+$MK "$tmp/nnew" --runs 1 --prefix new --seed $((6 + S)) --noise barrier=0.04 --scale barrier=1.15
+cmp "$tmp/nbase" "$tmp/nnew"
+[ $rc -eq 1 ] && grep -q '^not ok [0-9]* - suite barrier (18 rows): slower, median ratio 1\.[12]' "$tmp/out" &&
+	[ "$(grep -E '^(not )?ok [0-9]+ - barrier ' "$tmp/out" | grep -c ': unchanged ')" -ge 9 ]
+ok $? "the barrier suite x1.15, rows alone within their noise (9 or more of 18 unchanged): the suite is slower, exit 1 (exit $rc)"
+[ $rc -eq 1 ] || show
+
+# 7. everything x2
+$MK "$tmp/x2" --runs 1 --prefix new --seed $((2 + S)) --scale all=2
+cmp "$tmp/base" "$tmp/x2"
+[ $rc -eq 1 ] && [ "$(rows slower)" -eq 44 ] && [ "$(groups slower)" -eq 8 ] &&
+	[ "$(grep -c 'inconclusive: a placement probe' "$tmp/out")" -eq 2 ]
+ok $? "everything x2: 44 rows and 8 groups slower, the 2 probes inconclusive, exit 1 (exit $rc)"
+
+# 8. one variant 1.3x faster
+$MK "$tmp/fast" --runs 1 --prefix new --seed $((2 + S)) --scale alltoall.hrwg=0.769
+cmp "$tmp/base" "$tmp/fast"
+[ $rc -eq 0 ] && [ "$(rows faster)" -ge 7 ] && [ "$(rows slower)" -eq 0 ] &&
+	[ "$(grep -E '^ok [0-9]+ - alltoall hrwg ' "$tmp/out" | grep -c ': faster ')" -eq "$(rows faster)" ] &&
+	grep -q '^ok [0-9]* - variant alltoall.hrwg (8 rows): faster, median ratio 0\.7' "$tmp/out"
+ok $? "alltoall hrwg 1.3x faster: 7 or more of its 8 rows ($(rows faster)) and the variant faster, no other row, exit 0 (exit $rc)"
+[ $rc -eq 0 ] || show
+
+# the same one-row regression against a one-run baseline: nothing can be judged
+$MK "$tmp/base1" --runs 1 --seed $((1 + S))
+cmp "$tmp/base1" "$tmp/x2"
+[ $rc -eq 0 ] && [ "$(grep -c 'inconclusive: BASE holds 1 run of this row' "$tmp/out")" -eq 46 ] &&
+	[ "$(groups slower)" -eq 0 ]
+ok $? "a one-run baseline: every row inconclusive (its scatter needs 3 runs), no group judged, exit 0 (exit $rc)"
+
+# oversubscribed rows and the number of kept samples
+$MK "$tmp/obase" --seed $((1 + S)) --oversub barrier.rgm
+$MK "$tmp/onew" --runs 1 --prefix new --seed $((2 + S)) --oversub barrier.rgm --scale barrier.rgm=1.5
+cmp "$tmp/obase" "$tmp/onew"
+[ $rc -eq 0 ] && [ "$(grep -c 'barrier rgm .*: inconclusive: oversubscribed' "$tmp/out")" -eq 6 ]
+ok $? "oversubscribed rows 1.5x slower: inconclusive (oversubscribed), exit 0 (exit $rc)"
+cmp --strict "$tmp/obase" "$tmp/onew"
+[ $rc -eq 1 ] && [ "$(grep -c '^not ok .*barrier rgm .*: slower 1\.[3-6]' "$tmp/out")" -eq 6 ]
+ok $? "... --strict judges them: 6 slower, exit 1 (exit $rc)"
+$MK "$tmp/kbase" --seed $((1 + S)) --kept barrier.rds=12
+cmp "$tmp/kbase" "$tmp/one"
+[ $rc -eq 0 ] && [ "$(grep -c 'barrier rds .*: inconclusive: too few kept samples (12 < 30)' "$tmp/out")" -eq 6 ]
+ok $? "rows of 12 kept samples: inconclusive (too few kept samples), exit 0 (exit $rc)"
+
+# a row missing in NEW, rows only in NEW
+python3 - "$tmp/same" "$tmp/miss" <<'EOF'
+import csv, os, shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+shutil.copytree(src, dst)
+for name in ("results.csv", "samples.csv"):
+    rows = list(csv.reader(open(os.path.join(dst, name))))
+    keep = [r for r in rows if not (r[1] == "link" and r[2] == "read-lat" and r[9 if name == "results.csv" else 6] == "8")]
+    csv.writer(open(os.path.join(dst, name), "w", newline="")).writerows(keep)
+EOF
+cmp "$tmp/base" "$tmp/miss"
+[ $rc -eq 1 ] && [ "$(notok)" -eq 1 ] && grep -q '^not ok [0-9]* - link read-lat (ibchar, shm) N=2 bytes=8: missing in NEW' "$tmp/out"
+ok $? "a row missing in NEW fails (exit $rc)"
+cmp "$tmp/miss" "$tmp/base"
+grep -q '^# new in NEW (not in BASE): link read-lat (ibchar, shm) N=2 bytes=8' "$tmp/out"
+ok $? "... and a row only in NEW is listed as a comment"
+
+# the timed group note
+python3 - "$tmp/same" "$tmp/grp" <<'EOF'
+import csv, os, shutil, sys
+shutil.copytree(sys.argv[1], sys.argv[2])
+p = os.path.join(sys.argv[2], "results.csv")
+rows = list(csv.reader(open(p)))
+for r in rows[1:]:
+    if r[1] == "link" and r[2] == "write-lat":
+        r[-1] += ";group=1/2"
+csv.writer(open(p, "w", newline="")).writerows(rows)
+EOF
+cmp "$tmp/base" "$tmp/grp"
+[ $rc -eq 0 ] && [ "$(grep -c '^ok .*link write-lat .*; timed group 1/1 -> 1/2$' "$tmp/out")" -eq 5 ]
+ok $? "a row timed in another group than in BASE says so (exit $rc)"
+
+# JUnit
+cmp --junit "$tmp/j.xml" "$tmp/base" "$tmp/one"
 python3 -c "
 import sys, xml.etree.ElementTree as E
 t = E.parse(sys.argv[1]).getroot()
-assert t.tag == 'testsuite' and t.get('tests') == '4' and t.get('failures') == '1', t.attrib
-assert len(t.findall('testcase/failure')) == 1
-" "$tmp/j.xml"; ok $? "--junit: a testsuite of 4 cases, 1 failure"
-"$IBCHAR" compare "$tmp/base" "$tmp/miss" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 1 ] && grep -q '^not ok 4 - link write-lat .*missing in NEW' "$tmp/out"; ok $? "a row missing in NEW fails (exit $rc)"
-"$IBCHAR" compare "$tmp/base" "$tmp/far" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q '^ok .*: slower with the placement' "$tmp/out" && grep -q 'probe 0.100 -> 0.200' "$tmp/out"
-ok $? "NEW on a 2x slower placement: 25% slower rows are placement, not regressions (exit $rc)"
-mk "$tmp/obase" 1 1 1 0.1 -1 1
-mk "$tmp/oshift" 3 1.2 1 0.1 -1 1
-expect 0 '^ok 2 - barrier rgm .*slower 1\.[12][0-9]*x .*oversubscribed: advisory' \
-	"an oversubscribed row 20% slower: reported as advisory, exit 0" "$tmp/obase" "$tmp/oshift"
-expect 1 '^not ok 2 - barrier rgm .*slower.*oversubscribed$' "... and with --strict it fails" \
-	--strict "$tmp/obase" "$tmp/oshift"
-mk "$tmp/pbase" 1 1 1 0.1 -1 0,2,3
-mk "$tmp/pnew" 3 1.2 1 0.1 -1 0,2,3 2.0
-"$IBCHAR" compare "$tmp/pbase" "$tmp/pnew" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 1 ] && grep -q '^not ok 2 - barrier rgm .*slower 1\.[12]' "$tmp/out" && grep -q 'probe 0.100 -> 0.100' "$tmp/out"
-ok $? "the placement probe of a run is its rows' that are not oversubscribed: a 20x probe on 3 oversubscribed rows excuses nothing (exit $rc)"
-# addextra DIR TEMPLATE V,...: results.csv's extra cell per row, TEMPLATE with
-# every %s replaced by the row's V
-addextra() {
-	python3 - "$@" <<'PYEOF'
-import csv, sys
-d, tpl, vals = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-rows = list(csv.reader(open(d + "/results.csv")))
-rows[0].append("extra")
-for r, v in zip(rows[1:], vals):
-    r.append(tpl.replace("%s", v))
-csv.writer(open(d + "/results.csv", "w", newline="")).writerows(rows)
-PYEOF
-}
-B2B='sync=window;paper_us=%s;b2b_p50_us=%s'
-mk "$tmp/wbase" 1 1 1 0.1; addextra "$tmp/wbase" "$B2B" 1,2,3,4
-mk "$tmp/wsame" 3 1.2 1 0.1; addextra "$tmp/wsame" "$B2B" 1,2.02,3,4
-mk "$tmp/wslow" 3 1.2 1 0.1; addextra "$tmp/wslow" "$B2B" 1,2.4,3,4
-expect 0 '^ok 2 - barrier rgm .*slower per iteration 1\.[12][0-9]*x .*back to back unchanged 1\.010x: advisory' \
-	"a row 20% slower per iteration, back to back unchanged: advisory, exit 0" "$tmp/wbase" "$tmp/wsame"
-expect 1 '^not ok 2 - barrier rgm .*slower 1\.[12]' "... slower back to back too (1.2x): it fails" \
-	"$tmp/wbase" "$tmp/wslow"
-expect 1 '^not ok 2 - barrier rgm .*slower 1\.[12]' \
-	"... and with --strict the per-iteration-only row fails" --strict "$tmp/wbase" "$tmp/wsame"
-# mk12 DIR SEED SLOW PROBE1 PROBE2: 10 rows (the last, link write-lat, scaled by
-# SLOW) and the probe suite's 2 rows scaled by PROBE1 and PROBE2
-mk12() {
-	python3 - "$@" <<'PYEOF'
-import csv, os, random, sys
-d, seed, slow, p1, p2 = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-os.makedirs(d, exist_ok=True)
-rnd = random.Random(seed)
-rows = [("barrier", v, "ibchar", "shm", str(n), "0", "") for v in ("rds", "rpe", "rgm") for n in (2, 3, 4)]
-rows += [("link", "write-lat", "ibchar", "shm", "2", "8", ""), ("probe", "probe-cross", "ibchar", "shm", "2", "0", ""),
-         ("probe", "probe-write", "ibchar", "shm", "2", "0", "")]
-scale = [1.0] * 9 + [slow, p1, p2]
-with open(d + "/samples.csv", "w", newline="") as f, open(d + "/results.csv", "w", newline="") as g:
-    w = csv.writer(f); w.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "n", "samples_us"])
-    r = csv.writer(g); r.writerow(["run_id", "suite", "variant", "impl", "xport", "ranks", "bytes", "fanin", "p50_us", "probe_us", "oversub"])
-    for i, k in enumerate(rows):
-        v = sorted((2.0 + i) * scale[i] * rnd.lognormvariate(0, 0.05) for _ in range(400))
-        w.writerow(["run"] + list(k) + [len(v), " ".join("%.4f" % x for x in v)])
-        r.writerow(["run"] + list(k) + ["%.4f" % v[200], "0.1", 0])
-PYEOF
-}
-mk12 "$tmp/qbase" 1 1 1 1
-mk12 "$tmp/qnew" 2 1.5 0.3 2.5
-expect 1 '^not ok 10 - link write-lat .*slower 1\.[45]' \
-	"the probe suite's rows stay out of the spread: probes moved 0.3x and 2.5x, a 1.5x slower row still fails" \
-	"$tmp/qbase" "$tmp/qnew"
-expect 1 '^ok 12 - probe probe-write .*slower 2\.[45].*a placement probe: advisory' \
-	"... and a slower probe row is advisory" "$tmp/qbase" "$tmp/qnew"
-mk "$tmp/gbase" 1 1 1 0.1; addextra "$tmp/gbase" 'sync=window;group=%s' 1/2,1/2,2/2,1/2
-mk "$tmp/gnew" 2 1 1 0.1; addextra "$tmp/gnew" 'sync=window;group=%s' 1/2,1/3,2/3,1/2
-"$IBCHAR" compare "$tmp/gbase" "$tmp/gnew" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q '^ok 2 - barrier rgm .*; timed group 1/2 -> 1/3$' "$tmp/out" &&
-	! grep -q '^ok 1 - .*timed group' "$tmp/out" && grep -q '^# 2 rows were timed in another group' "$tmp/out"
-ok $? "a row timed in another group than in BASE says so (1/2 -> 1/3), and the summary counts them (exit $rc)"
-"$IBCHAR" compare "$tmp/base" "$tmp/nosuch" >"$tmp/out" 2>&1; rc=$?
-[ $rc -eq 2 ]; ok $? "a directory without samples.csv: exit 2 (exit $rc: $(head -1 "$tmp/out"))"
-"$IBCHAR" compare "$tmp/base" >/dev/null 2>&1; rc=$?
-[ $rc -eq 2 ]; ok $? "one directory: exit 2"
+assert t.tag == 'testsuite' and t.get('tests') == '54' and t.get('failures') == '1', t.attrib
+" "$tmp/j.xml"
+ok $? "--junit: 54 cases (46 rows, 8 groups), 1 failure"
+cmp --junit "$tmp/nosuch/j.xml" "$tmp/base" "$tmp/one"
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "j.xml" "$tmp/err"
+ok $? "a JUnit file that cannot be written: exit 2, one line naming it (exit $rc: $(cat "$tmp/err"))"
 
-# end to end on the barrier suite
-B=$BUILD/bin/ibchar-barrier
-# two runs, the second with rds slowed down; when the machine moved the ranks
-# to a slower pair of PUs between them (the placement probe says so), compare
-# rightly calls rds "slower with the placement": the pair is measured again
-for attempt in 1 2 3; do
-	rm -rf "$tmp/a" "$tmp/b"
-	timeout 120 "$B" --ranks 2 --variants rds,rpe --iters 3000 --out "$tmp/a" -q >/dev/null 2>&1; rc1=$?
-	IBC_SLOWDOWN=rds:50 timeout 120 "$B" --ranks 2 --variants rds,rpe --iters 3000 --out "$tmp/b" -q >/dev/null 2>&1; rc2=$?
-	"$IBCHAR" compare "$tmp/a" "$tmp/b" >"$tmp/out" 2>&1
-	grep -q '^ok .*: slower with the placement' "$tmp/out" || break
-	echo "# attempt $attempt: the placement changed between the runs ($(sed -n 2p "$tmp/out")); again"
-done
-cnt=$(python3 -c "
+# damaged input: exit 2, one line on stderr, no verdicts
+# damage NAME PYTHON: a copy of $tmp/same as $tmp/NAME with PYTHON applied (d = its path)
+damage() {
+	rm -rf "$tmp/$1"
+	cp -r "$tmp/same" "$tmp/$1"
+	python3 -c "
+import csv, os, sys
+d = sys.argv[1]
+def rows(n): return list(csv.reader(open(os.path.join(d, n))))
+def put(n, r): csv.writer(open(os.path.join(d, n), 'w', newline='')).writerows(r)
+$2" "$tmp/$1"
+}
+# bad DESCRIPTION REGEX ARGS...: compare exits 2 with one stderr line matching REGEX and no TAP
+bad() {
+	text=$1 re=$2
+	shift 2
+	cmp "$@"
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$re" "$tmp/err" && ! grep -q '^1\.\.' "$tmp/out"
+	ok $? "$text: exit 2, one line (exit $rc: $(head -c 200 "$tmp/err"))"
+}
+bad "a directory that does not exist" "nosuch: No such file" "$tmp/base" "$tmp/nosuch"
+damage noresults "os.remove(os.path.join(d, 'results.csv'))"
+bad "no results.csv" "no results.csv" "$tmp/base" "$tmp/noresults"
+damage emptyres "put('results.csv', rows('results.csv')[:1])"
+bad "an empty results.csv (a header only)" "results.csv: holds no rows" "$tmp/base" "$tmp/emptyres"
+damage zerores "open(os.path.join(d, 'results.csv'), 'w').close()"
+bad "a zero-byte results.csv" "results.csv" "$tmp/base" "$tmp/zerores"
+damage ragged "r = rows('results.csv'); r[5] = r[5][:10]; put('results.csv', r)"
+bad "a results.csv row with too few fields" "row has 10 fields" "$tmp/base" "$tmp/ragged"
+damage nometa "os.remove(os.path.join(d, 'meta.csv'))"
+bad "no meta.csv" "no meta.csv" "$tmp/base" "$tmp/nometa"
+damage emptymeta "put('meta.csv', rows('meta.csv')[:1])"
+bad "an empty meta.csv" "meta.csv: holds no rows" "$tmp/base" "$tmp/emptymeta"
+damage norun "put('meta.csv', [r for r in rows('meta.csv') if r[0] != 'run_id'])"
+bad "a run with no provenance in meta.csv" "run new.1 has no provenance" "$tmp/base" "$tmp/norun"
+damage abc "r = rows('results.csv'); r[3][14] = 'abc'; put('results.csv', r)"
+bad "p50_us=abc" "line 4: p50_us is 'abc'" "$tmp/base" "$tmp/abc"
+damage inf "r = rows('results.csv'); r[3][8] = '-inf'; put('results.csv', r)"
+bad "ranks=-inf" "line 4: ranks is '-inf'" "$tmp/base" "$tmp/inf"
+damage nshort "r = rows('samples.csv'); r[2][8] = str(int(r[2][8]) + 1); put('samples.csv', r)"
+bad "samples.csv: n one more than the values" "line 3: n=201 but 200 values" "$tmp/base" "$tmp/nshort"
+damage nlong "r = rows('samples.csv'); r[2][8] = str(int(r[2][8]) - 1); put('samples.csv', r)"
+bad "samples.csv: n one fewer than the values" "line 3: n=199 but more values follow" "$tmp/base" "$tmp/nlong"
+damage sabc "r = rows('samples.csv'); v = r[2][9].split(); v[7] = 'x1'; r[2][9] = ' '.join(v); put('samples.csv', r)"
+bad "a sample that is not a number" "line 3: sample 8 is not a time" "$tmp/base" "$tmp/sabc"
+damage nosamples "r = rows('samples.csv'); put('samples.csv', r[:2] + r[3:])"
+bad "a results row without its samples" "no samples in samples.csv" "$tmp/base" "$tmp/nosamples"
+damage orphan "r = rows('samples.csv'); r.append(r[2][:]); r[-1][0] = 'other'; put('samples.csv', r)"
+bad "samples of a row results.csv does not have" "samples.csv: line 48: no row of results.csv" "$tmp/base" "$tmp/orphan"
+bad "damaged BASE as well as NEW" "no results.csv" "$tmp/noresults" "$tmp/base"
+"$IBCHAR" compare "$tmp/base" >/dev/null 2>&1
+[ $? -eq 2 ]; ok $? "one directory: exit 2"
+
+# end to end: a real baseline of three runs, and a slowed variant
+"$IBCHAR" run barrier --ranks 2 --variants rds,rpe --iters 200 --warmup 20 --sync barrier --repeat 3 --out "$tmp/rb" \
+	>"$tmp/run.out" 2>"$tmp/run.err"; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^ibchar: pass [123] of 3: run ' "$tmp/run.err")" -eq 3 ] &&
+	[ "$(cut -d, -f1 "$tmp/rb/results.csv" | sort -u | grep -c '\.[123]$')" -eq 3 ]
+ok $? "ibchar run --repeat 3: three passes, three run_ids in one directory (exit $rc)"
+python3 - "$tmp/rb/samples.csv" <<'EOF'
 import csv, sys
-r = [x for x in csv.DictReader(open(sys.argv[1] + '/results.csv'))]
-s = {(x['variant']): x for x in csv.DictReader(open(sys.argv[1] + '/samples.csv'))}
-print(sum(1 for x in r if x['variant'] in s and s[x['variant']]['n'] == x['iters'] and len(s[x['variant']]['samples_us'].split()) == int(x['iters'])))
-" "$tmp/a" 2>&1)
-[ $rc1 -eq 0 ] && [ "$cnt" = 2 ]; ok $? "ibchar-barrier keeps its samples: samples.csv, n = iters, for rds and rpe ($cnt)"
-"$IBCHAR" compare "$tmp/a" "$tmp/b" >"$tmp/out" 2>&1; rc=$?
-[ $rc2 -eq 0 ] && [ $rc -eq 1 ] && grep -q '^not ok .*barrier rds .*slower' "$tmp/out"; ok $? "IBC_SLOWDOWN=rds:50: compare flags rds slower (exit $rc)"
-[ $rc -eq 1 ] || sed 's/^/# /' "$tmp/out"
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6, len(rows)
+unsorted = 0
+for r in rows:
+    v = [float(x) for x in r["samples_us"].split()]
+    assert len(v) == int(r["n"]) > 0
+    unsorted += v != sorted(v)
+assert unsorted > 0, "every row's samples are sorted: not in iteration order"
+EOF
+ok $? "... samples.csv: 6 rows, n values each, in iteration order (not sorted)"
+IBC_SLOWDOWN=rds:300 "$IBCHAR" run barrier --ranks 2 --variants rds,rpe --iters 200 --warmup 20 --sync barrier --out "$tmp/rn" \
+	>/dev/null 2>&1
+cmp "$tmp/rb" "$tmp/rn"
+line=$(grep ' - barrier rds (ibchar, shm) N=2 ' "$tmp/out")
+python3 - "$line" <<'EOF'
+import re, sys
+m = re.search(r": (slower|unchanged|faster|inconclusive)[: ].*?([0-9.]+)x.*?threshold \+-([0-9.]+)%", sys.argv[1])
+assert m, sys.argv[1]
+kind, ratio, t = m.group(1), float(m.group(2)), float(m.group(3)) / 100
+# IBC_SLOWDOWN=rds:300 makes each iteration at least 4x its own duration
+assert ratio > 1.5, ratio
+# the verdict is the one its printed numbers give
+assert kind == ("slower" if ratio > 1 + t else "unchanged"), (kind, ratio, t)
+EOF
+ok $? "IBC_SLOWDOWN=rds:300 against the 3-run baseline: rds at least 1.5x, and slower exactly when beyond its threshold ($(echo "$line" | cut -c1-160))"

@@ -1,11 +1,12 @@
 #!/bin/sh
 # The ibchar command: help, bad options, list, and a real probe run whose
-# results.csv and meta.csv are checked.
+# results.csv and meta.csv are checked; sweep options a bench would refuse
+# are refused before a results directory is made, in one line.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$BUILD/bin/ibchar"
 tap_tmp cli
-echo "1..19"
+echo "1..27"
 
 "$IBCHAR" --help >"$tmp/help" 2>&1; rc=$?
 ok $rc "ibchar --help exits 0"
@@ -61,3 +62,21 @@ if [ $rc -ne 0 ]; then sed 's/^/# /' "$tmp/err2"; fi
 ids=$(awk -F, 'NR > 1 { print $1 }' "$tmp/all/results.csv" 2>/dev/null | sort -u | wc -l)
 grep -q '^[^,]*,probe,probe-' "$tmp/all/results.csv" 2>/dev/null && [ "$ids" -eq 1 ]
 ok $? "... with probe rows, all under one run id"
+
+# refused: exit 2, one line on stderr, no directory
+# refused TEXT REGEX ARGS...: ibchar run ARGS --out $tmp/never fails so
+refused() {
+	text=$1 re=$2
+	shift 2
+	"$IBCHAR" run "$@" --out "$tmp/never" >/dev/null 2>"$tmp/err"; rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$re" "$tmp/err" && [ ! -e "$tmp/never" ]
+	ok $? "$text: exit 2, one line, no directory made (exit $rc: $(head -c 160 "$tmp/err"))"
+}
+refused "--mpi nosuch" "unknown MPI 'nosuch'" barrier --mpi nosuch
+refused "an unknown variant" "unknown variant 'nosuch'" barrier --variants rds,nosuch
+refused "an unknown transport" "unknown transport 'ib'" barrier --xport ib
+refused "an unknown launcher" "unknown launcher 'ssh'" barrier --launcher ssh
+refused "a bad size list" "bad size list '8,4Q'" alltoall --sizes 8,4Q
+refused "a negative fan-in" "bad fan-in list '0'" barrier --fanin 0
+refused "a bad rank list" "bad rank list '2,x'" barrier --ranks 2,x
+refused "an unknown suite" "unknown suite 'nosuch'" nosuch
