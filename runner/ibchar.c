@@ -83,6 +83,9 @@ static const struct ibc_opt run_opts[] = {
 	  .help = "check correctness after every point" },
 	{ .name = "sync", .type = IBC_OPT_CHOICE, .dest = &run_o.sync, .choices = ibc_harness_sync_names,
 	  .metavar = "MODE", .help = "how iterations start: window, barrier or auto (see README)" },
+	{ .name = "dry-run", .type = IBC_OPT_FLAG, .dest = &run_o.dry_run,
+	  .help = "check the options, suites and variants (exit 2 when one is wrong); make no "
+		  "directory, run nothing" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec run_spec = {

@@ -470,11 +470,6 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 			fprintf(stderr, "ibchar: --mpi %s: the -%s builds run under mpirun.%s\n", o->mpi,
 				o->mpi, o->mpi);
 	}
-	rc = ibc_fs_mkdir_p(out);
-	if (rc != IBC_OK)
-		return rc;
-	setenv("IBC_RUN_ID", run_id, 1);
-	fprintf(stderr, "ibchar: run %s -> %s\n", run_id, out);
 	/* --variants shared by several suites: each suite gets its own names; a
 	 * name that is no suite's is an error, a suite with none of them is
 	 * skipped.  Each bench lists its variants once. */
@@ -504,6 +499,22 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 			}
 		}
 	}
+	if (o->dry_run) {
+		/* everything above is what a run checks before it starts: nothing made, nothing run */
+		fprintf(stderr, "ibchar: dry run: the options hold;");
+		for (i = 0; i < ntodo; i++)
+			fprintf(stderr, " %s", todo[i]->name);
+		fprintf(stderr, " would run into %s\n", out);
+		free(have);
+		return IBC_OK;
+	}
+	rc = ibc_fs_mkdir_p(out);
+	if (rc != IBC_OK) {
+		free(have);
+		return rc;
+	}
+	setenv("IBC_RUN_ID", run_id, 1);
+	fprintf(stderr, "ibchar: run %s -> %s\n", run_id, out);
 	for (i = 0; i < ntodo; i++) {
 		const struct ibc_suite *s = todo[i];
 		char mine[2048] = "";

@@ -18,6 +18,7 @@ struct ibc_harness_runner_opts {
 	long iters, warmup;          /* 0 / -1: not passed */
 	double budget;               /* < 0: not passed */
 	int validate;
+	int dry_run;                 /* check the options, suites and variants; make and run nothing */
 };
 
 /* Prints suites, their variants, transports and MPIs found on stdout. */
@@ -25,7 +26,8 @@ int ibc_harness_runner_list(const char *bindir);
 /* Runs the suites; progress on stderr, the summary table on stdout.
  * IBC_ERR_INVAL for an unknown suite, a bad rank list, or --mpi with a
  * launcher that cannot run the MPI build (--mpi alone picks mpirun).  A rank
- * count outside a suite's range is skipped for that suite with a note. */
+ * count outside a suite's range is skipped for that suite with a note.  With
+ * dry_run, returns after those checks (IBC_OK: the run would start). */
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
 /* The LoP closed loop on dir's rows (logp_model.h) with the fits in
  * fits_dir (NULL: dir), for every suite of the table with rounds; the
