@@ -298,8 +298,11 @@ int ibc_harness_accept(const struct ibc_accept_opts *o)
 	char line[1024], path[4200];
 	size_t nc = 0, cap = 0, nv = 0, vcap = 0, i, r, nfail = 0;
 	int ln = 0, rc = IBC_OK;
-	FILE *f = fopen(o->spec, "r");
+	FILE *f;
 
+	if (o->junit != NULL && ibc_harness_junit_check(o->junit, "ibchar accept") != IBC_OK)
+		return IBC_ERR_INVAL; /* before hours of runs */
+	f = fopen(o->spec, "r");
 	if (f == NULL) {
 		fprintf(stderr, "ibchar accept: cannot read the spec %s: %s\n", o->spec, strerror(errno));
 		return IBC_ERR_INVAL;

@@ -11,7 +11,7 @@ IBCHAR=$BUILD/bin/ibchar
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 tap_need "$IBCHAR"
 tap_tmp accept
-echo "1..17"
+echo "1..20"
 mkdir -p "$tmp/d"
 cat >"$tmp/d/results.csv" <<'CSV'
 run_id,suite,variant,impl,xport,launcher,nodes,ppn,ranks,bytes,fanin,iters,warmup,min_us,p50_us,mean_us,p99_us,max_us,stdev_us,ci_lo_us,ci_hi_us,skew_us,wait,oversub,probe_us,extra
@@ -95,6 +95,22 @@ for f in softroce example-cluster; do
 	[ $rc -eq 0 ] && [ "$(grep -c '^check ' "$tmp/out")" -ge 7 ]
 done
 ok $? "accept/softroce.spec and accept/example-cluster.spec parse (--dry-run)"
+
+# JUnit files that cannot be written: exit 2 with the reason, before anything runs
+echo "check barrier rds: p50_us <= 1000" >"$tmp/s.spec"
+"$IBCHAR" accept --spec "$tmp/s.spec" --junit "$tmp/nodir/j.xml" --out "$tmp/jr" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "cannot write the JUnit file $tmp/nodir/j.xml: No such file or directory" "$tmp/err" &&
+	[ ! -e "$tmp/jr" ]
+ok $? "--junit in a missing directory: exit 2, one line with the reason, nothing run (exit $rc)"
+"$IBCHAR" accept --spec "$tmp/s.spec" --junit "$tmp" "$tmp/d" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot write the JUnit file $tmp: Is a directory" "$tmp/err"; ok $? "--junit naming a directory: exit 2 with the reason (exit $rc)"
+if [ -w /dev/full ]; then
+	"$IBCHAR" accept --spec "$tmp/s.spec" --junit /dev/full "$tmp/d" >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 2 ] && grep -q '^ok 1 ' "$tmp/out" && grep -q 'cannot write the JUnit file /dev/full: No space left on device' "$tmp/err"
+	ok $? "--junit on a full device: the TAP, then exit 2 with the reason (exit $rc)"
+else
+	ok 0 "# SKIP no writable /dev/full"
+fi
 
 # end to end on shm: the run lines, then the checks
 cat >"$tmp/e2e.spec" <<'S'
