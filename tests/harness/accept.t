@@ -22,7 +22,7 @@ IBCHAR=$BUILD/bin/ibchar
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 tap_need "$IBCHAR"
 tap_tmp accept
-echo "1..44"
+echo "1..48"
 HDR=run_id,suite,variant,impl,xport,launcher,nodes,ppn,ranks,bytes,fanin,iters,warmup,min_us,p50_us,mean_us,p99_us,max_us,stdev_us,ci_lo_us,ci_hi_us,skew_us,wait,oversub,probe_us,extra
 mkdir -p "$tmp/d"
 cat >"$tmp/d/results.csv" <<CSV
@@ -208,6 +208,19 @@ for s in "check barrier rds ranks=4 p50_us <= 1" "check barrier: p50_us <= 1" "c
 	"$IBCHAR" accept --spec "$tmp/s.spec" "$tmp/d" >"$tmp/out" 2>&1; rc=$?
 	[ $rc -eq 2 ] && grep -q 's.spec:1:' "$tmp/out"; ok $? "bad spec '$s': exit 2 with its line"
 done
+
+# usage and directories: exit 2, one line
+echo "check barrier rds: p50_us <= 1000" >"$tmp/s.spec"
+"$IBCHAR" accept --spec "$tmp/s.spec" --out "$tmp/x" "$tmp/d" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'with DIR nothing runs' "$tmp/err" && [ ! -e "$tmp/x" ]; ok $? "--out with DIR: exit 2 (exit $rc)"
+"$IBCHAR" accept --spec "$tmp/s.spec" --run-id r1 --out "$tmp/x" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--run-id picks runs of a results directory' "$tmp/err" && [ ! -e "$tmp/x" ]; ok $? "--run-id without DIR: exit 2 (exit $rc)"
+"$IBCHAR" accept --spec "$tmp/s.spec" "$tmp/nosuch" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "cannot read $tmp/nosuch/results.csv: No such file or directory" "$tmp/err"
+ok $? "a directory that does not exist: exit 2, one line (exit $rc)"
+mkdir -p "$tmp/rag"; printf '%s\nr,barrier,rds\n' "$HDR" >"$tmp/rag/results.csv"
+"$IBCHAR" accept --spec "$tmp/s.spec" "$tmp/rag" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "rag/results.csv is not a readable CSV file" "$tmp/err" && [ ! -s "$tmp/out" ]; ok $? "a ragged results.csv: exit 2 (exit $rc)"
 
 # JUnit files that cannot be written: exit 2 with the reason, before anything runs
 echo "check barrier rds: p50_us <= 1000" >"$tmp/s.spec"
