@@ -27,8 +27,8 @@ static const struct ibc_opt_spec main_spec = {
 		  "  model DIR            the LoP closed loop: DIR's fitted logp model predicts its\n"
 		  "                       barrier and all-to-all rows, and extrapolates them\n"
 		  "  plot DIR             draw the figures of the suites found in DIR/results.csv\n"
-		  "  accept --spec F [DIR] acceptance thresholds: run the spec's suites (or read\n"
-		  "                       DIR) and check them (TAP; --junit FILE)\n"
+		  "  accept --spec F [DIR] acceptance thresholds: run the spec's suites and check\n"
+		  "                       the rows they wrote, or DIR's (TAP; --junit FILE)\n"
 		  "  compare BASE NEW     noise-aware regression verdicts between two results\n"
 		  "                       directories (TAP; --junit FILE)\n"
 		  "  report DIR           one self-contained HTML page of DIR: provenance,\n"
@@ -86,6 +86,9 @@ static const struct ibc_opt run_opts[] = {
 	{ .name = "repeat", .short_name = 'r', .type = IBC_OPT_INT, .dest = &run_o.repeat, .metavar = "R",
 	  .help = "run the whole sweep R times into DIR, each pass with its own run_id (a baseline "
 		  "for ibchar compare needs 3 or more)", .min = 1, .max = 1000 },
+	{ .name = "dry-run", .type = IBC_OPT_FLAG, .dest = &run_o.dry_run,
+	  .help = "check the options, suites and variants (exit 2 when one is wrong); make no "
+		  "directory, run nothing" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec run_spec = {
@@ -128,28 +131,37 @@ static const struct ibc_opt_spec model_spec = {
 	.opts = model_opts,
 };
 
-static const char *acc_spec, *acc_junit, *acc_out;
+static const char *acc_spec, *acc_junit, *acc_out, *acc_run_ids;
 static int acc_dry;
 static const struct ibc_opt accept_opts[] = {
 	{ .name = "spec", .type = IBC_OPT_STRING, .dest = &acc_spec, .metavar = "FILE",
 	  .help = "the acceptance spec (required; see README: Acceptance)" },
 	{ .name = "junit", .type = IBC_OPT_STRING, .dest = &acc_junit, .metavar = "FILE",
-	  .help = "also write the verdicts as JUnit XML" },
+	  .help = "also write the verdicts as JUnit XML (exit 2, before anything runs, when it "
+		  "cannot be written)" },
 	{ .name = "out", .short_name = 'o', .type = IBC_OPT_STRING, .dest = &acc_out, .metavar = "DIR",
-	  .help = "where the spec's runs write (default results/accept-<UTC timestamp>)" },
+	  .help = "where the spec's runs write (default results/accept-<UTC timestamp>); rows "
+		  "already there are not checked" },
+	{ .name = "run-id", .type = IBC_OPT_STRING, .dest = &acc_run_ids, .metavar = "ID,...",
+	  .help = "with DIR: check only these runs of it (default: every run in DIR)" },
 	{ .name = "dry-run", .type = IBC_OPT_FLAG, .dest = &acc_dry,
-	  .help = "parse the spec and list its checks; run and check nothing" },
+	  .help = "parse the spec, check every run line's suites, variants and options "
+		  "(ibchar run --dry-run) and list the lines; run and check nothing" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec accept_spec = {
 	.prog = "ibchar accept",
 	.synopsis = "--spec FILE [OPTIONS] [DIR]",
 	.summary = "Acceptance testing: without DIR, runs the spec's `run` lines (ibchar run ARGS) "
-		   "into one results directory; then checks every `check` line against the rows "
-		   "(absolute, or relative to the placement probe, to another impl or variant of "
-		   "the same point, or to another suite's row at a size).  TAP on stdout; a check "
-		   "that matches no row fails.  Exit 0 when every check holds, 1 otherwise, 2 for "
-		   "a bad spec or DIR.",
+		   "into one results directory and checks the rows those runs wrote, and only "
+		   "them; with DIR, checks DIR's rows (every run in it, or --run-id's).  Each "
+		   "`check` line is checked against every row it selects: absolute, or relative to "
+		   "the placement probe, to another impl or variant of the same point in the same "
+		   "run, or to another suite's row at a size (same N and transport unless the spec "
+		   "names them); the TAP line names the reference row.  TAP on stdout; a failed run "
+		   "line, and a check that matches no row, are not ok.  Exit 0 when every run and "
+		   "check holds, 1 otherwise, 2 for a bad spec (its line is printed), a bad DIR or "
+		   "damaged input (a time that is not a number >= 0).",
 	.opts = accept_opts,
 };
 
@@ -168,6 +180,16 @@ static int cmd_accept(int argc, char **argv, const char *bindir)
 			"Try 'ibchar accept --help'.\n");
 		return IBC_ERR_INVAL;
 	}
+	if (argc - first == 1 && acc_out != NULL) {
+		fprintf(stderr, "ibchar accept: --out is where the spec's runs go; with DIR nothing runs\n"
+			"Try 'ibchar accept --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	if (argc - first == 0 && acc_run_ids != NULL) {
+		fprintf(stderr, "ibchar accept: --run-id picks runs of a results directory given (DIR)\n"
+			"Try 'ibchar accept --help'.\n");
+		return IBC_ERR_INVAL;
+	}
 	if (argc - first == 1) {
 		ao.dir = argv[first];
 	} else {
@@ -182,6 +204,7 @@ static int cmd_accept(int argc, char **argv, const char *bindir)
 	ao.spec = acc_spec;
 	ao.junit = acc_junit;
 	ao.dry_run = acc_dry;
+	ao.run_ids = acc_run_ids;
 	return ibc_harness_accept(&ao);
 }
 

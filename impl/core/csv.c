@@ -472,3 +472,21 @@ double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column
 
 	return c != NULL && *c ? strtod(c, NULL) : NAN;
 }
+
+int ibc_csv_num_strict(const struct ibc_csv_table *t, size_t row, const char *column, double *out)
+{
+	const char *c = ibc_csv_cell(t, row, column);
+	char *end;
+	double v;
+
+	if (c == NULL || *c == '\0')
+		return IBC_ERR_NOTFOUND;
+	/* strtod skips leading blanks and reads "inf" and "nan": neither is a number here */
+	if (!(*c == '-' || *c == '+' || *c == '.' || (*c >= '0' && *c <= '9')))
+		return IBC_ERR_PROTO;
+	v = strtod(c, &end);
+	if (end == c || *end != '\0' || !isfinite(v))
+		return IBC_ERR_PROTO;
+	*out = v;
+	return IBC_OK;
+}

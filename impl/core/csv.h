@@ -34,6 +34,12 @@ void ibc_csv_table_free(struct ibc_csv_table *t);
 /* The number in a cell of data row `row`; NAN when the cell is empty or the
  * column absent. */
 double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column);
+/* The number in a cell, strictly: IBC_OK with *out set when the whole cell is
+ * a finite number (no blanks, no trailing text); IBC_ERR_NOTFOUND when the
+ * cell is empty or the row or column absent; IBC_ERR_PROTO when it is not a
+ * finite number ("abc", "1.5x", "inf", "nan", "1e999").  *out is untouched
+ * unless IBC_OK.  Logs nothing: the caller says which file and row. */
+int ibc_csv_num_strict(const struct ibc_csv_table *t, size_t row, const char *column, double *out);
 /* The value of key in a results row's extra cell ("k=v;k=v"), copied into
  * buf; NULL when the key is absent. */
 const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, size_t cap);

@@ -77,24 +77,10 @@ static int damaged(const char *path, const char *fmt, ...)
 	return IBC_ERR_INVAL;
 }
 
-/* A cell as a finite number: IBC_OK, IBC_ERR_NOTFOUND when empty, IBC_ERR_PROTO otherwise. */
-static int cell_num(const char *c, double *out)
-{
-	char *end;
-
-	if (c == NULL || *c == '\0')
-		return IBC_ERR_NOTFOUND;
-	errno = 0;
-	*out = strtod(c, &end);
-	if (end == c || *end != '\0' || errno == ERANGE || !isfinite(*out))
-		return IBC_ERR_PROTO;
-	return IBC_OK;
-}
-
 /* a results.csv cell that must be a non-negative number or empty (*out NAN) */
 static int num_col(const struct ibc_csv_table *t, size_t r, const char *path, const char *col, double *out)
 {
-	int rc = cell_num(ibc_csv_cell(t, r, col), out);
+	int rc = ibc_csv_num_strict(t, r, col, out);
 
 	if (rc == IBC_ERR_NOTFOUND) {
 		*out = NAN;
@@ -156,7 +142,7 @@ static int samples_parse(const struct ibc_csv_table *t, size_t r, const char *pa
 	size_t k = 0, want;
 	char *end;
 
-	if (cell_num(ibc_csv_cell(t, r, "n"), &dn) != IBC_OK || dn < 1 || dn != floor(dn) || dn > 1e9)
+	if (ibc_csv_num_strict(t, r, "n", &dn) != IBC_OK || dn < 1 || dn != floor(dn) || dn > 1e9)
 		return damaged(path, "line %zu: n is '%s', not a count", r + 2, ibc_csv_cell(t, r, "n"));
 	want = (size_t)dn;
 	*v = malloc(want * sizeof(**v));
@@ -649,6 +635,8 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	size_t i, j, nv, ng = 0, cnt[5] = { 0 }, gcnt[5] = { 0 }, nfail = 0;
 	int rc;
 
+	if (o->junit != NULL && ibc_harness_junit_check(o->junit, "ibchar compare") != IBC_OK)
+		return IBC_ERR_INVAL; /* before any verdict: it said why */
 	rc = cside_load(o->base, &b);
 	if (rc != IBC_OK)
 		return rc;

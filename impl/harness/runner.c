@@ -651,6 +651,15 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 			}
 		}
 	}
+	if (o->dry_run) {
+		/* everything above is what a run checks before it starts: nothing made, nothing run */
+		fprintf(stderr, "ibchar: dry run: the options hold;");
+		for (i = 0; i < ntodo; i++)
+			fprintf(stderr, " %s", todo[i]->name);
+		fprintf(stderr, " would run into %s\n", out);
+		free(have);
+		return IBC_OK;
+	}
 	rc = ibc_fs_mkdir_p(out);
 	if (rc != IBC_OK) {
 		free(have);

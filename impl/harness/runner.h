@@ -19,6 +19,7 @@ struct ibc_harness_runner_opts {
 	double budget;               /* < 0: not passed */
 	int validate;
 	long repeat;                 /* passes of the whole sweep, each its own run_id (0, 1: one) */
+	int dry_run;                 /* check the options, suites and variants; make and run nothing */
 };
 
 /* Prints suites, their variants, transports and MPIs found on stdout. */
@@ -29,7 +30,8 @@ int ibc_harness_runner_list(const char *bindir);
  * list, --mpi naming an MPI no chosen suite is built with, or --mpi with a
  * launcher that cannot run the MPI build (--mpi alone picks mpirun).  A rank
  * count outside a suite's range is skipped for that suite with a note.  With
- * repeat R > 1 the sweep runs R times, pass k under run_id <stamp>.k. */
+ * repeat R > 1 the sweep runs R times, pass k under run_id <stamp>.k.  With
+ * dry_run, returns after those checks (IBC_OK: the run would start). */
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
 /* The LoP closed loop on dir's rows (logp_model.h) with the fits in
  * fits_dir (NULL: dir), for every suite of the table with rounds; the

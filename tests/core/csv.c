@@ -1,5 +1,5 @@
-/* CSV: round-trips of awkward fields, append mode, interrupted writers and
- * malformed files. */
+/* CSV: round-trips of awkward fields, append mode, interrupted writers,
+ * malformed files and the strict number reader. */
 #include "core/csv.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -256,6 +256,49 @@ static void malformed(void)
 	}
 }
 
+/* ibc_csv_num_strict: a finite number, or why not */
+static void strict_numbers(void)
+{
+	static const struct {
+		const char *cell;
+		int want;
+		double val;
+	} cases[] = {
+		{ "2.5", IBC_OK, 2.5 },       { "-3", IBC_OK, -3 },         { "1e-3", IBC_OK, 1e-3 },
+		{ "0", IBC_OK, 0 },           { "", IBC_ERR_NOTFOUND, 0 },  { "abc", IBC_ERR_PROTO, 0 },
+		{ "1.5x", IBC_ERR_PROTO, 0 }, { "inf", IBC_ERR_PROTO, 0 },  { "-inf", IBC_ERR_PROTO, 0 },
+		{ "nan", IBC_ERR_PROTO, 0 },  { "1e999", IBC_ERR_PROTO, 0 }, { " 2", IBC_ERR_PROTO, 0 },
+		{ "2 ", IBC_ERR_PROTO, 0 },   { "-", IBC_ERR_PROTO, 0 },
+	};
+	const char *p = path_in("num.csv");
+	struct ibc_csv_table *t = NULL;
+	FILE *fp = fopen(p, "w");
+	size_t i;
+	double v;
+
+	if (fp == NULL)
+		tap_bail_out("cannot write %s", p);
+	fputs("x\n", fp);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		fprintf(fp, "\"%s\"\n", cases[i].cell);
+	fclose(fp);
+	if (!tap_is_int(ibc_csv_read(p, &t), IBC_OK, "strict: read the numbers")) {
+		tap_skip(1, "read failed");
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = -42;
+		tap_is_int(ibc_csv_num_strict(t, i, "x", &v), cases[i].want, "strict: '%s'", cases[i].cell);
+		if (cases[i].want == IBC_OK)
+			tap_is_double_within(v, cases[i].val, 0, "strict: '%s' is %g", cases[i].cell, cases[i].val);
+		else
+			tap_ok(v == -42, "strict: '%s' leaves *out alone", cases[i].cell);
+	}
+	tap_is_int(ibc_csv_num_strict(t, 0, "nope", &v), IBC_ERR_NOTFOUND, "strict: no such column");
+	tap_is_int(ibc_csv_num_strict(t, 99, "x", &v), IBC_ERR_NOTFOUND, "strict: no such row");
+	ibc_csv_table_free(t);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -271,6 +314,7 @@ int main(void)
 	append_mode();
 	interrupted();
 	malformed();
+	strict_numbers();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -6,7 +6,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$BUILD/bin/ibchar"
 tap_tmp cli
-echo "1..27"
+echo "1..30"
 
 "$IBCHAR" --help >"$tmp/help" 2>&1; rc=$?
 ok $rc "ibchar --help exits 0"
@@ -21,6 +21,17 @@ grep -q "unknown option '--no-such-option'" "$tmp/err"; ok $? "... with a messag
 
 "$IBCHAR" run --iters=abc probe >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && [ -s "$tmp/err" ]; ok $? "a bad value of a run option exits 2 with a message (got $rc)"
+
+# --dry-run: the checks a run makes before it starts, and nothing made or run
+"$IBCHAR" run barrier --ranks 2,4 --variants rds --dry-run --out "$tmp/dry" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -e "$tmp/dry" ] && grep -q 'dry run: .*barrier' "$tmp/err" && [ ! -s "$tmp/out" ]
+ok $? "run --dry-run: exit 0, says what would run, no directory made (exit $rc)"
+"$IBCHAR" run barrier --variants rds,nosuch --dry-run --out "$tmp/dry" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/dry" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "unknown variant 'nosuch'" "$tmp/err"
+ok $? "run --dry-run with an unknown variant: exit 2, one line, no directory (exit $rc)"
+"$IBCHAR" run barrier --variants nosuch --out "$tmp/real" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/real" ]
+ok $? "run with an unknown variant: exit 2 before a results directory is made (exit $rc)"
 
 "$IBCHAR" run --help >"$tmp/out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q -- '--ranks' "$tmp/out"; ok $? "ibchar run --help lists its options"
