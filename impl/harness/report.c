@@ -119,51 +119,89 @@ static void names_free(char **v, size_t n)
 struct meta_key {
 	const char *key;
 	const char *val[MAX_VALS];
-	unsigned cnt[MAX_VALS];
-	size_t nval, more; /* more: distinct values past MAX_VALS */
+	unsigned cnt[MAX_VALS]; /* benches that had val[v] */
+	size_t nval, more;      /* more: distinct values past MAX_VALS */
+	int cur;                /* replay: the value index the key holds now (-1: none, -2: past MAX_VALS) */
 };
 
 struct meta {
 	struct ibc_csv_table *t;
 	struct meta_key k[MAX_KEYS];
 	size_t n;
+	unsigned nbench;
 };
 
+/* one bench's part of the log is over: every key counts the value it holds */
+static void meta_bench_end(struct meta *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->k[i].cur >= 0)
+			m->k[i].cnt[m->k[i].cur]++;
+	m->nbench++;
+}
+
+/* meta.csv is a log of changes (meta.h): replayed, each key's distinct
+ * values with the number of benches that had each.  A bench starts at a
+ * "bench" row; in a file without them (an older ibchar's), at a key that
+ * its part already holds. */
 static void meta_read(struct meta *m, const char *dir)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], seen[MAX_KEYS];
 	size_t r, i, v;
+	int marked = 0, open = 0;
 
 	memset(m, 0, sizeof(*m));
+	memset(seen, 0, sizeof(seen));
 	snprintf(path, sizeof(path), "%s/meta.csv", dir);
 	if (access(path, R_OK) != 0 || ibc_csv_read(path, &m->t) != IBC_OK) {
 		m->t = NULL;
 		return;
 	}
 	for (r = 0; r + 1 < m->t->nrows; r++) {
+		const char *key = ibc_csv_cell(m->t, r, "key");
+
+		marked |= key != NULL && strcmp(key, "bench") == 0;
+	}
+	for (r = 0; r + 1 < m->t->nrows; r++) {
 		const char *key = ibc_csv_cell(m->t, r, "key"), *val = ibc_csv_cell(m->t, r, "value");
 
 		if (key == NULL || val == NULL || key[0] == '\0')
 			continue;
+		if (strcmp(key, "bench") == 0) {
+			if (open)
+				meta_bench_end(m);
+			open = 1;
+			memset(seen, 0, sizeof(seen));
+			continue;
+		}
 		for (i = 0; i < m->n && strcmp(m->k[i].key, key) != 0; i++)
 			;
 		if (i == m->n) {
 			if (m->n == MAX_KEYS)
 				continue;
-			m->k[m->n++].key = key;
+			m->k[m->n].key = key;
+			m->k[m->n++].cur = -1;
 		}
+		if (!marked && seen[i] && open) {
+			meta_bench_end(m);
+			memset(seen, 0, sizeof(seen));
+		}
+		seen[i] = 1;
+		open = 1;
 		for (v = 0; v < m->k[i].nval && strcmp(m->k[i].val[v], val) != 0; v++)
 			;
-		if (v < m->k[i].nval) {
-			m->k[i].cnt[v]++;
-		} else if (v < MAX_VALS) {
+		if (v == m->k[i].nval && v < MAX_VALS) {
 			m->k[i].val[v] = val;
-			m->k[i].cnt[v] = 1;
 			m->k[i].nval++;
-		} else {
+		} else if (v == m->k[i].nval) {
 			m->k[i].more++;
 		}
+		m->k[i].cur = v < MAX_VALS ? (int)v : -2;
 	}
+	if (open)
+		meta_bench_end(m);
 }
 
 static const struct meta_key *meta_get(const struct meta *m, const char *key)
@@ -176,8 +214,9 @@ static const struct meta_key *meta_get(const struct meta *m, const char *key)
 	return NULL;
 }
 
-/* "v1 (3 runs), v2 (1 run)" or the one value; "" when absent */
-static void meta_values(FILE *f, const struct meta_key *k)
+/* "v1 (3 of 4 benches), v2 (1 of 4 benches)", or the one value every bench
+ * had; an empty value is "none" */
+static void meta_values(FILE *f, const struct meta *m, const struct meta_key *k)
 {
 	size_t v;
 
@@ -188,10 +227,13 @@ static void meta_values(FILE *f, const struct meta_key *k)
 	for (v = 0; v < k->nval; v++) {
 		if (v)
 			fputs(", ", f);
-		ibc_html_puts(f, k->val[v]);
-		if (k->nval > 1)
-			fprintf(f, " <span class=\"dim\">(%u %s)</span>", k->cnt[v],
-				k->cnt[v] == 1 ? "bench" : "benches");
+		if (k->val[v][0] == '\0')
+			fputs("<span class=\"dim\">none</span>", f);
+		else
+			ibc_html_puts(f, k->val[v]);
+		if (k->nval > 1 || k->more || k->cnt[v] != m->nbench)
+			fprintf(f, " <span class=\"dim\">(%u of %u %s)</span>", k->cnt[v], m->nbench,
+				m->nbench == 1 ? "bench" : "benches");
 	}
 	if (k->more)
 		fprintf(f, " <span class=\"dim\">and %zu more</span>", k->more);
@@ -256,7 +298,7 @@ static void provenance(FILE *f, const struct meta *m, const struct ibc_csv_table
 		fputs("<tr><th>", f);
 		ibc_html_puts(f, head[i].label);
 		fputs("</th><td>", f);
-		meta_values(f, meta_get(m, head[i].key));
+		meta_values(f, m, meta_get(m, head[i].key));
 		fputs("</td></tr>\n", f);
 	}
 	/* the placement probe: before and after each bench, and on the rows */
@@ -285,15 +327,16 @@ static void provenance(FILE *f, const struct meta *m, const struct ibc_csv_table
 		fprintf(f, "%s%.3f to %.3f on the rows (probe_us)", any ? "; " : "", plo, phi);
 	if (!any && !np)
 		fputs("<span class=\"dim\">not measured</span>", f);
-	fputs(" <span class=\"dim\">(a near pair of PUs is about 0.05, a far one 0.25: "
-	      "figures are read relative to it)</span></td></tr>\n</table>\n", f);
-	fputs("<details><summary>all of meta.csv (every key, its distinct values over the "
-	      "benches of the run)</summary>\n<table class=\"kv\">\n", f);
+	fputs(" <span class=\"dim\">(where the ranks sit: read the figures relative to it)</span>"
+	      "</td></tr>\n</table>\n", f);
+	fprintf(f, "<details><summary>all of meta.csv (every key, its distinct values over the "
+		"%u bench%s of the run, with how many had each)</summary>\n<table class=\"kv\">\n",
+		m->nbench, m->nbench == 1 ? "" : "es");
 	for (i = 0; i < m->n; i++) {
 		fputs("<tr><th>", f);
 		ibc_html_puts(f, m->k[i].key);
 		fputs("</th><td>", f);
-		meta_values(f, &m->k[i]);
+		meta_values(f, m, &m->k[i]);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></details>\n", f);
@@ -404,15 +447,15 @@ static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta 
 	k = meta_get(m, "device");
 	if (k != NULL && k->nval > 0 && (nx != 1 || strcmp(k->val[0], xp[0]) != 0)) {
 		fputs(" (", f);
-		meta_values(f, k);
+		meta_values(f, m, k);
 		fputs(")", f);
 	}
 	fputs(" on ", f);
-	meta_values(f, meta_get(m, "host"));
+	meta_values(f, m, meta_get(m, "host"));
 	fputs(" (", f);
-	meta_values(f, meta_get(m, "cpu_model"));
+	meta_values(f, m, meta_get(m, "cpu_model"));
 	fputs(", ", f);
-	meta_values(f, meta_get(m, "pus"));
+	meta_values(f, m, meta_get(m, "pus"));
 	fprintf(f, " PUs), %ld node%s, N = %ld", nodes, nodes == 1 ? "" : "s", nmin);
 	if (nmax != nmin)
 		fprintf(f, " to %ld", nmax);
@@ -500,7 +543,8 @@ static const char style[] =
 	".dim{color:#888}.warn{background:#fff3cd;padding:.4em}"
 	"tr.fail td,p.fail{color:#a00}p.pass{color:#070}tr.fail{background:#fdeaea}"
 	"p.note{font-family:monospace;font-size:.8em;margin:.1em 0;color:#555}"
-	"nav a{margin-right:1em}";
+	"nav a{margin-right:1em}sup.mark{color:#a50;font-weight:bold}"
+	"tfoot td.note{border:none;color:#555;font-size:.95em}";
 
 static void suite_section(FILE *f, const char *dir, const struct ibc_csv_table *t,
 			  const struct meta *m, const char *suite, char **pngs, size_t npng,
