@@ -1,10 +1,11 @@
 /* ibchar: the command-line front end.  Subcommands: list, run, model, plot,
- * accept, compare, report.  Each has its own option table; the logic is in
+ * accept, compare, report, claims.  Each has its own option table; the logic is in
  * impl/harness (runner.c, and a file per command). */
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
 #include "harness/accept.h"
+#include "harness/claims.h"
 #include "harness/compare.h"
 #include "harness/harness.h"
 #include "harness/plot.h"
@@ -33,6 +34,8 @@ static const struct ibc_opt_spec main_spec = {
 		  "                       directories (TAP; --junit FILE)\n"
 		  "  report DIR           one self-contained HTML page of DIR: provenance,\n"
 		  "                       figures with their papers' captions, tables, verdicts\n"
+		  "  claims DIR           the papers' claims (results/claims/) against DIR: each\n"
+		  "                       reproduced, not reproduced or not measurable here (TAP)\n"
 		  "Run 'ibchar COMMAND --help' for a command's options.",
 	.stop_at_operand = 1,
 };
@@ -333,6 +336,48 @@ static int cmd_report(int argc, char **argv, const char *bindir)
 	return ibc_harness_report(&ro);
 }
 
+static const char *claims_path;
+static const struct ibc_opt claims_opts[] = {
+	{ .name = "claims", .type = IBC_OPT_STRING, .dest = &claims_path, .metavar = "PATH",
+	  .help = "a claims CSV or a directory of them (default $IBC_CLAIMS, else results/claims "
+		  "beside the build)" },
+	IBC_OPT_END
+};
+static const struct ibc_opt_spec claims_spec = {
+	.prog = "ibchar claims",
+	.synopsis = "[--claims PATH] DIR",
+	.summary = "The reproduction scorecard: every claim of the papers written in "
+		   "results/claims/*.csv (paper, section, the paper's figures, a rule over the rows) "
+		   "judged against the results directory DIR.  A claim is reproduced, not "
+		   "reproduced, or not measurable here (no rows for it, every row oversubscribed or "
+		   "with fewer than 30 kept samples, too few points for a trend, hardware it needs), "
+		   "with this run's figure beside the paper's and whether the method is the paper's.  "
+		   "TAP on stdout: reproduced is ok, not reproduced is not ok, not measurable is "
+		   "ok # SKIP with the reason.  Exit 0 when no claim is not reproduced, 1 when one "
+		   "is, 2 for damaged or missing input (DIR, its results.csv or meta.csv, a claims "
+		   "file).",
+	.opts = claims_opts,
+};
+
+static int cmd_claims(int argc, char **argv, const char *bindir)
+{
+	struct ibc_claims_opts co = { .bindir = bindir };
+	int first, rc = ibc_opt_parse(&claims_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (argc - first != 1) {
+		fprintf(stderr, "ibchar claims: one results directory is needed\nTry 'ibchar claims --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	co.dir = argv[first];
+	co.claims = claims_path;
+	rc = ibc_harness_claims(&co);
+	return rc == IBC_ERR_NOMEM || rc == IBC_ERR_VALIDATE ? rc : rc == IBC_OK ? IBC_OK : IBC_ERR_INVAL;
+}
+
 static int cmd_list(int argc, char **argv, const char *bindir)
 {
 	int first, rc = ibc_opt_parse(&list_spec, argc, argv, &first);
@@ -375,7 +420,7 @@ int main(int argc, char **argv)
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
 	if (first >= argc) {
-		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, accept, compare, report)\nTry 'ibchar --help'.\n");
+		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, accept, compare, report, claims)\nTry 'ibchar --help'.\n");
 		return 2;
 	}
 	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
@@ -395,8 +440,10 @@ int main(int argc, char **argv)
 		rc = cmd_compare(argc - first, argv + first);
 	else if (strcmp(argv[first], "report") == 0)
 		rc = cmd_report(argc - first, argv + first, bindir);
+	else if (strcmp(argv[first], "claims") == 0)
+		rc = cmd_claims(argc - first, argv + first, bindir);
 	else {
-		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, accept, compare, report)\nTry 'ibchar --help'.\n", argv[first]);
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, accept, compare, report, claims)\nTry 'ibchar --help'.\n", argv[first]);
 		return 2;
 	}
 	return ibc_status_exit_code(rc);
