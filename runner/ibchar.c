@@ -275,7 +275,7 @@ static int cmd_plot(int argc, char **argv, const char *bindir)
 	return ibc_harness_plot_run(&o);
 }
 
-static const char *rep_out;
+static const char *rep_out, *rep_claims;
 static struct ibc_opt_strlist rep_verdicts;
 static int rep_plot = -1, rep_no_plot;
 static const struct ibc_opt report_opts[] = {
@@ -288,6 +288,9 @@ static const struct ibc_opt report_opts[] = {
 	  .help = "draw the figures first (default: only when DIR has no PNG)" },
 	{ .name = "no-plot", .type = IBC_OPT_FLAG, .dest = &rep_no_plot,
 	  .help = "never draw: show the PNGs DIR has" },
+	{ .name = "claims", .type = IBC_OPT_STRING, .dest = &rep_claims, .metavar = "PATH",
+	  .help = "the claims for the scorecard, as ibchar claims --claims (default $IBC_CLAIMS, else "
+		  "results/claims beside the build)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec report_spec = {
@@ -299,7 +302,9 @@ static const struct ibc_opt_spec report_spec = {
 		   "error), the verdicts of accept and compare when given, and per suite its "
 		   "figures (a reproduced paper figure captioned with the paper's figure and "
 		   "testbed against this run's) and its summary tables (medians, factors against "
-		   "the host MPI, a model's predicted against measured).  The figures are drawn by "
+		   "the host MPI, a model's predicted against measured; cells of oversubscribed points "
+		   "and of rows with fewer than 30 kept samples marked), and the scorecard of the "
+		   "papers' claims (as ibchar claims).  The figures are drawn by "
 		   "ibchar plot when DIR has none.  Prints the file's path.  Exit 2 for a DIR "
 		   "without results.csv or an unreadable verdict file.",
 	.opts = report_opts,
@@ -329,6 +334,7 @@ static int cmd_report(int argc, char **argv, const char *bindir)
 	}
 	ro.dir = argv[first];
 	ro.out = rep_out;
+	ro.claims = rep_claims;
 	for (i = 0; i < rep_verdicts.n; i++)
 		ro.verdicts[i] = rep_verdicts.v[i];
 	ro.nverdicts = rep_verdicts.n;

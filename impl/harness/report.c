@@ -1,6 +1,7 @@
 /* ibchar report: see report.h. */
 #define _GNU_SOURCE
 #include "harness/report.h"
+#include "harness/claims.h"
 #include "harness/harness.h"
 #include "harness/plot.h"
 #include "harness/summary.h"
@@ -409,6 +410,69 @@ static int verdicts(FILE *f, const char *path)
 	return IBC_OK;
 }
 
+/* --------------------------------------------------------- scorecard ---- */
+
+static const char *const verdict_class[] = { "pass", "fail", "skip" };
+
+static void scorecard(FILE *f, const struct ibc_report_opts *o)
+{
+	struct ibc_claims_card *card = NULL;
+	char path[PATH_MAX];
+	size_t i;
+
+	fputs("<h2 id=\"scorecard\">Scorecard: the papers' claims</h2>\n", f);
+	if (ibc_claims_locate(o->claims, o->bindir, path) != IBC_OK) {
+		fputs("<p class=\"warn\">No claims found (results/claims/, or --claims): no scorecard.</p>\n", f);
+		return;
+	}
+	if (ibc_claims_eval(o->dir, path, &card) != IBC_OK) {
+		fputs("<p class=\"warn\">The scorecard cannot be computed: ", f);
+		ibc_html_puts(f, path);
+		fputs(" or this directory is damaged (ibchar claims says which).</p>\n", f);
+		return;
+	}
+	fprintf(f, "<p class=\"%s\">%zu reproduced, %zu not reproduced, %zu not measurable here</p>\n",
+		card->count[IBC_CLAIM_NOT_REPRODUCED] ? "fail" : "pass", card->count[IBC_CLAIM_REPRODUCED],
+		card->count[IBC_CLAIM_NOT_REPRODUCED], card->count[IBC_CLAIM_NOT_MEASURABLE]);
+	fputs("<p class=\"dim\">A claim is judged on this run's measured rows only: rows of oversubscribed "
+	      "points and rows with fewer than 30 kept samples are no evidence, a trend needs three points "
+	      "along its axis, and a claim about several variants needs evidence for each. The rules are in ", f);
+	ibc_html_puts(f, card->source);
+	fputs(" (README: The scorecard).</p>\n<table class=\"score\">\n<thead><tr><th>claim</th><th>paper</th>"
+	      "<th>the paper's figure</th><th>this run</th><th>verdict</th><th>why, and the method</th></tr>"
+	      "</thead>\n<tbody>\n", f);
+	for (i = 0; i < card->n; i++) {
+		const struct ibc_claim_result *r = &card->r[i];
+
+		fprintf(f, "<tr class=\"%s\" id=\"claim-", verdict_class[r->verdict]);
+		ibc_html_puts(f, r->id);
+		fputs("\"><td><b>", f);
+		ibc_html_puts(f, r->id);
+		fputs("</b><br>", f);
+		ibc_html_puts(f, r->claim);
+		fputs("</td><td>", f);
+		ibc_html_puts(f, r->paper);
+		fputs(", ", f);
+		ibc_html_puts(f, r->section);
+		fputs("</td><td>", f);
+		ibc_html_puts(f, r->paper_figure);
+		fputs("<br><span class=\"dim\">", f);
+		ibc_html_puts(f, r->testbed);
+		fputs("</span></td><td>", f);
+		if (r->figure[0] != '\0')
+			ibc_html_puts(f, r->figure);
+		else
+			fputs("<span class=\"dim\">-</span>", f);
+		fprintf(f, "</td><td class=\"verdict\">%s</td><td>", ibc_claim_verdict_name(r->verdict));
+		ibc_html_puts(f, r->reason);
+		fputs("<br><span class=\"dim\">method: ", f);
+		ibc_html_puts(f, r->method);
+		fputs("</span></td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+	ibc_claims_card_free(card);
+}
+
 /* ----------------------------------------------------------- figures ---- */
 
 /* "this run": transports, host, PUs, nodes and N of the suite's rows */
@@ -542,6 +606,8 @@ static const char style[] =
 	"figcaption{font-size:.85em;color:#444;max-width:60em}"
 	".dim{color:#888}.warn{background:#fff3cd;padding:.4em}"
 	"tr.fail td,p.fail{color:#a00}p.pass{color:#070}tr.fail{background:#fdeaea}"
+	"table.score td{max-width:22em}tr.pass td.verdict{color:#070;font-weight:bold}"
+	"tr.fail td.verdict{font-weight:bold}tr.skip td.verdict{color:#777}"
 	"p.note{font-family:monospace;font-size:.8em;margin:.1em 0;color:#555}"
 	"nav a{margin-right:1em}sup.mark{color:#a50;font-weight:bold}"
 	"tfoot td.note{border:none;color:#555;font-size:.95em}";
@@ -660,6 +726,7 @@ int ibc_harness_report(const struct ibc_report_opts *o)
 		   "<a href=\"#provenance\">provenance</a>", t->nrows - 1, when, ibc_git_rev);
 	if (ntap + o->nverdicts > 0)
 		fputs("<a href=\"#verdicts\">verdicts</a>", f);
+	fputs("<a href=\"#scorecard\">scorecard</a>", f);
 	for (i = 0; i < ns; i++) {
 		fputs("<a href=\"#suite-", f);
 		ibc_html_puts(f, suites[i]);
@@ -681,6 +748,8 @@ int ibc_harness_report(const struct ibc_report_opts *o)
 			rc = verdicts(f, path);
 		}
 	}
+	if (rc == IBC_OK)
+		scorecard(f, o);
 	for (i = 0; i < ns; i++)
 		suite_section(f, o->dir, t, &m, suites[i], pngs, npng, used);
 	fputs("</body></html>\n", f);
