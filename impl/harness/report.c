@@ -529,12 +529,12 @@ static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta 
 }
 
 struct caption {
-	char figure[520], testbed[520];
+	char figure[1032], testbed[1032], method[1032];
 };
 
 static int caption_read(const char *dir, const char *png, struct caption *c)
 {
-	char path[PATH_MAX], line[512];
+	char path[PATH_MAX], line[1024];
 	FILE *in;
 
 	memset(c, 0, sizeof(*c));
@@ -548,6 +548,8 @@ static int caption_read(const char *dir, const char *png, struct caption *c)
 			snprintf(c->figure, sizeof(c->figure), "%s", line + 7);
 		else if (strncmp(line, "testbed=", 8) == 0)
 			snprintf(c->testbed, sizeof(c->testbed), "%s", line + 8);
+		else if (strncmp(line, "method=", 7) == 0)
+			snprintf(c->method, sizeof(c->method), "%s", line + 7);
 	}
 	fclose(in);
 	return c->figure[0] != '\0';
@@ -582,6 +584,10 @@ static void figure(FILE *f, const char *dir, const char *png, const struct ibc_c
 		ibc_html_puts(f, c.figure);
 		fputs("</b>.<br><b>The paper:</b> ", f);
 		ibc_html_puts(f, c.testbed);
+		if (c.method[0] != '\0') {
+			fputs(".<br><b>How the paper measured:</b> ", f);
+			ibc_html_puts(f, c.method);
+		}
 		fputs(".<br>", f);
 		run_scale(f, t, m, suite);
 		fputs(" Absolute times are this machine's; compare shapes and ratios.", f);

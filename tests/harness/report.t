@@ -66,8 +66,9 @@ fi
 grep -q '<caption>rows (p50_us' "$tmp/r.html" && grep -q '<td>probe-cross</td>' "$tmp/r.html"
 ok $? "the probe's rows (one N) as a table"
 grep -q 'reproduces <b>Kini et al.' "$tmp/r.html" && grep -q '<b>The paper:</b> 8 and 16 nodes' "$tmp/r.html" &&
+	grep -q '<b>How the paper measured:</b> MPI_Barrier called 1000 times back to back' "$tmp/r.html" &&
 	grep -q '<b>This run:</b> shm' "$tmp/r.html"
-ok $? "a reproduced figure's caption names the paper's figure, its testbed and this run"
+ok $? "a reproduced figure's caption names the paper's figure, its testbed, how it measured and this run"
 # three benches: barrier at N = 2 and 3, the probe at 2
 grep -q '<tr><th>ranks</th><td>2 <span class="dim">(2 of 3 benches)</span>, 3 <span class="dim">(1 of 3 benches)</span></td></tr>' "$tmp/r.html" &&
 	grep -q '<tr><th>suite</th><td>barrier <span class="dim">(2 of 3 benches)</span>, probe <span class="dim">(1 of 3 benches)</span></td></tr>' "$tmp/r.html" &&
