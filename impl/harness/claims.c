@@ -1089,26 +1089,26 @@ static int claim_eval(const struct claim *c, const struct run *ru, struct ibc_cl
 	res->verdict = IBC_CLAIM_NOT_MEASURABLE;
 	if (!eval_rows(&e, why, sizeof(why))) {
 		snprintf(res->reason, sizeof(res->reason), "%s", why);
-		goto done;
+		goto free_eval;
 	}
 	if (c->hw_mcast && !has_hw_multicast(&e, why, sizeof(why))) {
 		snprintf(res->reason, sizeof(res->reason), "%s", why);
-		goto done;
+		goto free_eval;
 	}
 	rc = eval_pairs(&e);
 	if (rc != IBC_OK)
-		goto done;
+		goto free_eval;
 	if (e.np == 0) {
 		snprintf(res->reason, sizeof(res->reason),
 			 "the subject and the reference share no point (same run, transport, N and size)");
-		goto done;
+		goto free_eval;
 	}
 	excluded_text(&e, excl, sizeof(excl));
 	for (i = 0; i < e.np; i++)
 		nev += e.p[i].ex == 0;
 	if (nev == 0) {
 		snprintf(res->reason, sizeof(res->reason), "no comparison counts: %s", excl);
-		goto done;
+		goto free_eval;
 	}
 	if (c->expect == EXP_BETTER_GROWING)
 		eval_series(&e);
@@ -1144,14 +1144,12 @@ static int claim_eval(const struct claim *c, const struct run *ru, struct ibc_cl
 			 c->expect == EXP_SIMILAR ? "not similar" : "not better", nbad, nev, name, t, pt);
 	} else if (!eval_each_pair(&e, why, sizeof(why))) {
 		snprintf(res->reason, sizeof(res->reason), "%s", why);
-	} else if (c->expect == EXP_BETTER_GROWING && !eval_trends(&e, res)) {
-		;
-	} else {
-		res->verdict = IBC_CLAIM_REPRODUCED;
+	} else if (c->expect != EXP_BETTER_GROWING || eval_trends(&e, res)) {
+		res->verdict = IBC_CLAIM_REPRODUCED; /* eval_trends set the verdict when not */
 	}
 	if (excl[0] != '\0')
 		app(res->reason, sizeof(res->reason), "%snot counted: %s", res->reason[0] ? "; " : "", excl);
-done:
+free_eval:
 	if (rc == IBC_OK)
 		eval_method(&e, res, res->verdict != IBC_CLAIM_NOT_MEASURABLE);
 	for (k = 0; k < 2 * MAX_SIDES; k++)
@@ -1293,7 +1291,7 @@ int ibc_claims_eval(const char *dir, const char *claims, struct ibc_claims_card 
 	memset(&ru, 0, sizeof(ru));
 	if (card == NULL || pv == NULL) {
 		rc = IBC_ERR_NOMEM;
-		goto fail;
+		goto free_card;
 	}
 	card->priv = pv;
 	snprintf(card->source, sizeof(card->source), "%s", claims);
@@ -1325,10 +1323,10 @@ int ibc_claims_eval(const char *dir, const char *claims, struct ibc_claims_card 
 	run_close(&ru);
 	free(cl);
 	if (rc != IBC_OK)
-		goto fail;
+		goto free_card;
 	*out = card;
 	return IBC_OK;
-fail:
+free_card:
 	if (card != NULL)
 		card->priv = NULL;
 	ibc_claims_card_free(card);
