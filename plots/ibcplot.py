@@ -289,34 +289,49 @@ def save_data(fig, d, name):
     return p
 
 
-# The papers' testbeds, for the captions of reproduced figures (what differs
-# from the run is said by `ibchar report`, which reads the run's meta.csv).
+# The papers' testbeds and how they measured, for the captions of reproduced
+# figures (what differs from the run is said by `ibchar report`, which reads
+# the run's meta.csv; the claims the run reproduces or not are judged by
+# `ibchar claims` from results/claims/).
 PAPERS = {
     "kini": ("Kini et al. (barriers with RDMA and multicast)",
              "8 and 16 nodes, dual 2.4 GHz Xeon, Mellanox InfiniHost MT23108 and Topspin "
-             "4X InfiniBand HCAs, Linux 2.4 (2003)"),
+             "4X InfiniBand HCAs, Linux 2.4 (2003)",
+             "MPI_Barrier called 1000 times back to back, the latency averaged over the nodes: "
+             "ibchar's paper_us. The figures here plot the median of the slowest rank per "
+             "iteration (p50_us) unless their axis says otherwise"),
     "sur": ("Sur et al. (all-to-all personalized exchange)",
             "16 nodes, dual 2.4 and 3.0 GHz Xeon, Mellanox InfiniHost MT23108 4X HCAs, "
-            "InfiniScale 24-port switch, Linux 2.4"),
+            "InfiniScale 24-port switch, Linux 2.4",
+            "MPI_Alltoall called 1000 times on the same buffer with an MPI_Barrier before "
+            "every call, each node's mean averaged over the nodes. That is not paper_us (back "
+            "to back, no barrier between calls) nor p50_us (the slowest rank per iteration); "
+            "the closest here is rank_mean_us of rows started at a barrier (--sync barrier)"),
     "liu": ("Liu et al. (the MPICH2 RDMA channel)",
             "8 nodes, 2.4 GHz Xeon, Mellanox InfiniHost MT23108 4X HCAs, InfiniScale "
-            "MT43132 switch"),
+            "MT43132 switch",
+            "not stated on the slides"),
     "hoefler": ("Hoefler and Rehm (the LoP model)",
-                "64 nodes, 3 GHz Xeon, Mellanox MTPB 23108 HCAs, MTS 9600 switch"),
+                "64 nodes, 3 GHz Xeon, Mellanox MTPB 23108 HCAs, MTS 9600 switch",
+                "RDTSC around each post call (o_s, o_r) and around ping-pongs (RTT), the "
+                "minimum and the average over the repetitions"),
     "sridhar": ("Sridhar's thesis (ScELA job start-up)",
                 "64 nodes x 8 cores (2.33 GHz Xeon Clovertown), Gigabit Ethernet for "
-                "launching; TACC Ranger for the largest runs"),
+                "launching; TACC Ranger for the largest runs",
+                "an MPI micro-benchmark's launch: the spawn phase and MPI_Init, per "
+                "launcher and cluster size"),
 }
 
 
 def save_caption(d, name, paper):
-    """Writes name.caption.txt (figure=..., testbed=...): the paper's figure
-    that name reproduces, and the paper's testbed."""
+    """Writes name.caption.txt (figure=..., testbed=..., method=...): the
+    paper's figure that name reproduces, the paper's testbed and how the
+    paper measured."""
     key, what = paper
-    cite, testbed = PAPERS[key]
+    cite, testbed, method = PAPERS[key]
     p = os.path.join(d, "%s.caption.txt" % name)
     with open(p, "w") as f:
-        f.write("figure=%s, %s\ntestbed=%s\n" % (cite, what, testbed))
+        f.write("figure=%s, %s\ntestbed=%s\nmethod=%s\n" % (cite, what, testbed, method))
     return p
 
 

@@ -1,10 +1,11 @@
 /* ibchar: the command-line front end.  Subcommands: list, run, model, plot,
- * accept, compare, report.  Each has its own option table; the logic is in
+ * accept, compare, report, claims.  Each has its own option table; the logic is in
  * impl/harness (runner.c, and a file per command). */
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
 #include "harness/accept.h"
+#include "harness/claims.h"
 #include "harness/compare.h"
 #include "harness/harness.h"
 #include "harness/plot.h"
@@ -33,6 +34,8 @@ static const struct ibc_opt_spec main_spec = {
 		  "                       directories (TAP; --junit FILE)\n"
 		  "  report DIR           one self-contained HTML page of DIR: provenance,\n"
 		  "                       figures with their papers' captions, tables, verdicts\n"
+		  "  claims DIR           the papers' claims (results/claims/) against DIR: each\n"
+		  "                       reproduced, not reproduced or not measurable here (TAP)\n"
 		  "Run 'ibchar COMMAND --help' for a command's options.",
 	.stop_at_operand = 1,
 };
@@ -294,7 +297,7 @@ static int cmd_plot(int argc, char **argv, const char *bindir)
 	return ibc_harness_plot_run(&o);
 }
 
-static const char *rep_out;
+static const char *rep_out, *rep_claims;
 static struct ibc_opt_strlist rep_verdicts;
 static int rep_plot = -1, rep_no_plot;
 static const struct ibc_opt report_opts[] = {
@@ -307,6 +310,9 @@ static const struct ibc_opt report_opts[] = {
 	  .help = "draw the figures first (default: only when DIR has no PNG)" },
 	{ .name = "no-plot", .type = IBC_OPT_FLAG, .dest = &rep_no_plot,
 	  .help = "never draw: show the PNGs DIR has" },
+	{ .name = "claims", .type = IBC_OPT_STRING, .dest = &rep_claims, .metavar = "PATH",
+	  .help = "the claims for the scorecard, as ibchar claims --claims (default $IBC_CLAIMS, else "
+		  "results/claims beside the build)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec report_spec = {
@@ -318,7 +324,9 @@ static const struct ibc_opt_spec report_spec = {
 		   "error), the verdicts of accept and compare when given, and per suite its "
 		   "figures (a reproduced paper figure captioned with the paper's figure and "
 		   "testbed against this run's) and its summary tables (medians, factors against "
-		   "the host MPI, a model's predicted against measured).  The figures are drawn by "
+		   "the host MPI, a model's predicted against measured; cells of oversubscribed points "
+		   "and of rows with fewer than 30 kept samples marked), and the scorecard of the "
+		   "papers' claims (as ibchar claims).  The figures are drawn by "
 		   "ibchar plot when DIR has none.  Prints the file's path.  Exit 2 for a DIR "
 		   "without results.csv or an unreadable verdict file.",
 	.opts = report_opts,
@@ -348,11 +356,54 @@ static int cmd_report(int argc, char **argv, const char *bindir)
 	}
 	ro.dir = argv[first];
 	ro.out = rep_out;
+	ro.claims = rep_claims;
 	for (i = 0; i < rep_verdicts.n; i++)
 		ro.verdicts[i] = rep_verdicts.v[i];
 	ro.nverdicts = rep_verdicts.n;
 	ro.plot = rep_no_plot ? 0 : rep_plot;
 	return ibc_harness_report(&ro);
+}
+
+static const char *claims_path;
+static const struct ibc_opt claims_opts[] = {
+	{ .name = "claims", .type = IBC_OPT_STRING, .dest = &claims_path, .metavar = "PATH",
+	  .help = "a claims CSV or a directory of them (default $IBC_CLAIMS, else results/claims "
+		  "beside the build)" },
+	IBC_OPT_END
+};
+static const struct ibc_opt_spec claims_spec = {
+	.prog = "ibchar claims",
+	.synopsis = "[--claims PATH] DIR",
+	.summary = "The reproduction scorecard: every claim of the papers written in "
+		   "results/claims/*.csv (paper, section, the paper's figures, a rule over the rows) "
+		   "judged against the results directory DIR.  A claim is reproduced, not "
+		   "reproduced, or not measurable here (no rows for it, every row oversubscribed or "
+		   "with fewer than 30 kept samples, too few points for a trend, hardware it needs), "
+		   "with this run's figure beside the paper's and whether the method is the paper's.  "
+		   "TAP on stdout: reproduced is ok, not reproduced is not ok, not measurable is "
+		   "ok # SKIP with the reason.  Exit 0 when no claim is not reproduced, 1 when one "
+		   "is, 2 for damaged or missing input (DIR, its results.csv or meta.csv, a claims "
+		   "file).",
+	.opts = claims_opts,
+};
+
+static int cmd_claims(int argc, char **argv, const char *bindir)
+{
+	struct ibc_claims_opts co = { .bindir = bindir };
+	int first, rc = ibc_opt_parse(&claims_spec, argc, argv, &first);
+
+	if (rc == IBC_OPT_HELP_SHOWN)
+		return IBC_OK;
+	if (rc != IBC_OK)
+		return rc;
+	if (argc - first != 1) {
+		fprintf(stderr, "ibchar claims: one results directory is needed\nTry 'ibchar claims --help'.\n");
+		return IBC_ERR_INVAL;
+	}
+	co.dir = argv[first];
+	co.claims = claims_path;
+	rc = ibc_harness_claims(&co);
+	return rc == IBC_ERR_NOMEM || rc == IBC_ERR_VALIDATE ? rc : rc == IBC_OK ? IBC_OK : IBC_ERR_INVAL;
 }
 
 static int cmd_list(int argc, char **argv, const char *bindir)
@@ -397,7 +448,7 @@ int main(int argc, char **argv)
 	if (rc != IBC_OK)
 		return ibc_status_exit_code(rc);
 	if (first >= argc) {
-		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, accept, compare, report)\nTry 'ibchar --help'.\n");
+		fprintf(stderr, "ibchar: a command is needed (list, run, model, plot, accept, compare, report, claims)\nTry 'ibchar --help'.\n");
 		return 2;
 	}
 	rc = ibc_harness_runner_bindir(bindir, sizeof(bindir));
@@ -417,8 +468,10 @@ int main(int argc, char **argv)
 		rc = cmd_compare(argc - first, argv + first);
 	else if (strcmp(argv[first], "report") == 0)
 		rc = cmd_report(argc - first, argv + first, bindir);
+	else if (strcmp(argv[first], "claims") == 0)
+		rc = cmd_claims(argc - first, argv + first, bindir);
 	else {
-		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, accept, compare, report)\nTry 'ibchar --help'.\n", argv[first]);
+		fprintf(stderr, "ibchar: unknown command '%s' (list, run, model, plot, accept, compare, report, claims)\nTry 'ibchar --help'.\n", argv[first]);
 		return 2;
 	}
 	return ibc_status_exit_code(rc);

@@ -78,24 +78,31 @@ void ibc_harness_rdma_core_version(char *buf, size_t cap, const char **source)
 	*source = "none";
 }
 
-static int meta_has(const struct ibc_csv_table *t, const char *key, const char *val)
+/* the value key holds last in t (the file so far), NULL when it has none */
+static const char *meta_latest(const struct ibc_csv_table *t, const char *key)
 {
+	const char *v = NULL;
 	size_t r;
 
-	for (r = 1; r < t->nrows; r++)
-		if (strcmp(t->cells[r * t->ncols], key) == 0 &&
-		    strcmp(t->cells[r * t->ncols + 1], val) == 0)
-			return 1;
-	return 0;
+	for (r = 1; t != NULL && r < t->nrows; r++)
+		if (strcmp(t->cells[r * t->ncols], key) == 0)
+			v = t->cells[r * t->ncols + 1];
+	return v;
 }
 
-static int meta_store(const char *path, const struct meta *m)
+/* Appends m's pairs whose value differs from the one the file holds last
+ * for that key (a key not in the file yet: unless the value is empty), so
+ * meta.csv is a log of changes that a reader replays bench by bench.
+ * bench: m is a new bench's whole provenance; a row "bench,K" (K = 1, 2,
+ * ..) goes first. */
+static int meta_store(const char *path, const struct meta *m, int bench)
 {
 	static const char *const cols[] = { "key", "value" };
 	struct ibc_csv_table *old = NULL;
 	struct ibc_csv_writer *w;
 	const char *fields[2];
-	size_t i;
+	char nbench[24];
+	size_t i, r, k = 0;
 	int rc;
 
 	if (access(path, F_OK) == 0 && ibc_csv_read(path, &old) != IBC_OK)
@@ -107,14 +114,22 @@ static int meta_store(const char *path, const struct meta *m)
 	rc = ibc_csv_writer_open(path, cols, 2, 1, &w);
 	if (rc != IBC_OK)
 		goto out_free_old;
-	for (i = 0; i < m->n; i++) {
-		if (old != NULL && meta_has(old, m->key[i], m->val[i]))
+	if (bench) {
+		for (r = 1; old != NULL && r < old->nrows; r++)
+			k += strcmp(old->cells[r * old->ncols], "bench") == 0;
+		snprintf(nbench, sizeof(nbench), "%zu", k + 1);
+		fields[0] = "bench";
+		fields[1] = nbench;
+		rc = ibc_csv_writer_row(w, fields);
+	}
+	for (i = 0; i < m->n && rc == IBC_OK; i++) {
+		const char *last = meta_latest(old, m->key[i]);
+
+		if (last != NULL ? strcmp(last, m->val[i]) == 0 : m->val[i][0] == '\0')
 			continue;
 		fields[0] = m->key[i];
 		fields[1] = m->val[i];
 		rc = ibc_csv_writer_row(w, fields);
-		if (rc != IBC_OK)
-			break;
 	}
 	if (ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
 		rc = IBC_ERR_IO;
@@ -132,7 +147,7 @@ int ibc_harness_meta_append(const char *path, const char *key, const char *v)
 	if (m == NULL)
 		return IBC_ERR_NOMEM;
 	meta_add(m, key, "%s", v);
-	rc = meta_store(path, m);
+	rc = meta_store(path, m, 0);
 	free(m);
 	return rc;
 }
@@ -205,6 +220,8 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 	meta_add(m, "timer", "%s", ibc_timer_source_name());
 	if (ibc_timer_tsc_ghz() > 0)
 		meta_add(m, "tsc_ghz", "%.4f", ibc_timer_tsc_ghz());
+	else
+		meta_add(m, "tsc_ghz", "%s", "");
 	meta_add(m, "sync", "%s", in->sync);
 	meta_add(m, "sync_why", "%s", in->sync_why != NULL ? in->sync_why : "");
 	meta_add(m, "clocksource", "%s", ibc_gclock_clocksource());
@@ -216,8 +233,12 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 		meta_add(m, "clock_err_us", "%.4f", c->err_us);
 		meta_add(m, "clock_rtt_us", "%.4f", c->rtt_us);
 		meta_add(m, "clock_fit_resid_us", "%.4f", c->resid_us);
-	} else {
+	} else { /* every bench writes every key, so a reader never carries a stale one over */
 		meta_add(m, "clock_method", "%s", "none (barrier sync)");
+		meta_add(m, "clock_check", "%s", "");
+		meta_add(m, "clock_err_us", "%s", "");
+		meta_add(m, "clock_rtt_us", "%s", "");
+		meta_add(m, "clock_fit_resid_us", "%s", "");
 	}
 	meta_add(m, "compiler", "%s", __VERSION__);
 	if (in->probe_us >= 0)
@@ -225,8 +246,9 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 	else
 		meta_add(m, "probe_start_us", "%s", "");
 	meta_add(m, "budget_s", "%g", p->budget_s);
+	meta_add(m, "sync_fallback", "%s", ""); /* appended by the harness when it falls back */
 	snprintf(path, sizeof(path), "%s/meta.csv", p->out_dir);
-	rc = meta_store(path, m);
+	rc = meta_store(path, m, 1);
 	free(m);
 	return rc;
 }

@@ -14,9 +14,12 @@ struct ibc_harness_meta_in {
 	double probe_us;
 };
 
-/* Writes (or extends) <out>/meta.csv as key,value rows.  When the file
- * exists (a sweep appending launches), only pairs not already in it are
- * added, so a key may hold several values across launches of one run. */
+/* Writes (or extends) <out>/meta.csv as key,value rows: a row "bench,K"
+ * (the K-th bench launch into the directory), then every key whose value
+ * differs from the one the file holds last for it.  A reader replays the
+ * file: a bench had the values written in its part, and for every other key
+ * the value last written before it (every bench writes every key, empty
+ * where it has none).  The appends add keys to the current bench. */
 int ibc_harness_meta_write(const struct ibc_harness_meta_in *in);
 int ibc_harness_meta_append_double(const char *path, const char *key, double v);
 int ibc_harness_meta_append(const char *path, const char *key, const char *v);

@@ -1,6 +1,7 @@
 /* ibchar report: see report.h. */
 #define _GNU_SOURCE
 #include "harness/report.h"
+#include "harness/claims.h"
 #include "harness/harness.h"
 #include "harness/plot.h"
 #include "harness/summary.h"
@@ -119,51 +120,89 @@ static void names_free(char **v, size_t n)
 struct meta_key {
 	const char *key;
 	const char *val[MAX_VALS];
-	unsigned cnt[MAX_VALS];
-	size_t nval, more; /* more: distinct values past MAX_VALS */
+	unsigned cnt[MAX_VALS]; /* benches that had val[v] */
+	size_t nval, more;      /* more: distinct values past MAX_VALS */
+	int cur;                /* replay: the value index the key holds now (-1: none, -2: past MAX_VALS) */
 };
 
 struct meta {
 	struct ibc_csv_table *t;
 	struct meta_key k[MAX_KEYS];
 	size_t n;
+	unsigned nbench;
 };
 
+/* one bench's part of the log is over: every key counts the value it holds */
+static void meta_bench_end(struct meta *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->k[i].cur >= 0)
+			m->k[i].cnt[m->k[i].cur]++;
+	m->nbench++;
+}
+
+/* meta.csv is a log of changes (meta.h): replayed, each key's distinct
+ * values with the number of benches that had each.  A bench starts at a
+ * "bench" row; in a file without them (an older ibchar's), at a key that
+ * its part already holds. */
 static void meta_read(struct meta *m, const char *dir)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], seen[MAX_KEYS];
 	size_t r, i, v;
+	int marked = 0, open = 0;
 
 	memset(m, 0, sizeof(*m));
+	memset(seen, 0, sizeof(seen));
 	snprintf(path, sizeof(path), "%s/meta.csv", dir);
 	if (access(path, R_OK) != 0 || ibc_csv_read(path, &m->t) != IBC_OK) {
 		m->t = NULL;
 		return;
 	}
 	for (r = 0; r + 1 < m->t->nrows; r++) {
+		const char *key = ibc_csv_cell(m->t, r, "key");
+
+		marked |= key != NULL && strcmp(key, "bench") == 0;
+	}
+	for (r = 0; r + 1 < m->t->nrows; r++) {
 		const char *key = ibc_csv_cell(m->t, r, "key"), *val = ibc_csv_cell(m->t, r, "value");
 
 		if (key == NULL || val == NULL || key[0] == '\0')
 			continue;
+		if (strcmp(key, "bench") == 0) {
+			if (open)
+				meta_bench_end(m);
+			open = 1;
+			memset(seen, 0, sizeof(seen));
+			continue;
+		}
 		for (i = 0; i < m->n && strcmp(m->k[i].key, key) != 0; i++)
 			;
 		if (i == m->n) {
 			if (m->n == MAX_KEYS)
 				continue;
-			m->k[m->n++].key = key;
+			m->k[m->n].key = key;
+			m->k[m->n++].cur = -1;
 		}
+		if (!marked && seen[i] && open) {
+			meta_bench_end(m);
+			memset(seen, 0, sizeof(seen));
+		}
+		seen[i] = 1;
+		open = 1;
 		for (v = 0; v < m->k[i].nval && strcmp(m->k[i].val[v], val) != 0; v++)
 			;
-		if (v < m->k[i].nval) {
-			m->k[i].cnt[v]++;
-		} else if (v < MAX_VALS) {
+		if (v == m->k[i].nval && v < MAX_VALS) {
 			m->k[i].val[v] = val;
-			m->k[i].cnt[v] = 1;
 			m->k[i].nval++;
-		} else {
+		} else if (v == m->k[i].nval) {
 			m->k[i].more++;
 		}
+		m->k[i].cur = v < MAX_VALS ? (int)v : -2;
 	}
+	if (open)
+		meta_bench_end(m);
 }
 
 static const struct meta_key *meta_get(const struct meta *m, const char *key)
@@ -176,8 +215,9 @@ static const struct meta_key *meta_get(const struct meta *m, const char *key)
 	return NULL;
 }
 
-/* "v1 (3 runs), v2 (1 run)" or the one value; "" when absent */
-static void meta_values(FILE *f, const struct meta_key *k)
+/* "v1 (3 of 4 benches), v2 (1 of 4 benches)", or the one value every bench
+ * had; an empty value is "none" */
+static void meta_values(FILE *f, const struct meta *m, const struct meta_key *k)
 {
 	size_t v;
 
@@ -188,10 +228,13 @@ static void meta_values(FILE *f, const struct meta_key *k)
 	for (v = 0; v < k->nval; v++) {
 		if (v)
 			fputs(", ", f);
-		ibc_html_puts(f, k->val[v]);
-		if (k->nval > 1)
-			fprintf(f, " <span class=\"dim\">(%u %s)</span>", k->cnt[v],
-				k->cnt[v] == 1 ? "bench" : "benches");
+		if (k->val[v][0] == '\0')
+			fputs("<span class=\"dim\">none</span>", f);
+		else
+			ibc_html_puts(f, k->val[v]);
+		if (k->nval > 1 || k->more || k->cnt[v] != m->nbench)
+			fprintf(f, " <span class=\"dim\">(%u of %u %s)</span>", k->cnt[v], m->nbench,
+				m->nbench == 1 ? "bench" : "benches");
 	}
 	if (k->more)
 		fprintf(f, " <span class=\"dim\">and %zu more</span>", k->more);
@@ -256,7 +299,7 @@ static void provenance(FILE *f, const struct meta *m, const struct ibc_csv_table
 		fputs("<tr><th>", f);
 		ibc_html_puts(f, head[i].label);
 		fputs("</th><td>", f);
-		meta_values(f, meta_get(m, head[i].key));
+		meta_values(f, m, meta_get(m, head[i].key));
 		fputs("</td></tr>\n", f);
 	}
 	/* the placement probe: before and after each bench, and on the rows */
@@ -285,15 +328,16 @@ static void provenance(FILE *f, const struct meta *m, const struct ibc_csv_table
 		fprintf(f, "%s%.3f to %.3f on the rows (probe_us)", any ? "; " : "", plo, phi);
 	if (!any && !np)
 		fputs("<span class=\"dim\">not measured</span>", f);
-	fputs(" <span class=\"dim\">(a near pair of PUs is about 0.05, a far one 0.25: "
-	      "figures are read relative to it)</span></td></tr>\n</table>\n", f);
-	fputs("<details><summary>all of meta.csv (every key, its distinct values over the "
-	      "benches of the run)</summary>\n<table class=\"kv\">\n", f);
+	fputs(" <span class=\"dim\">(where the ranks sit: read the figures relative to it)</span>"
+	      "</td></tr>\n</table>\n", f);
+	fprintf(f, "<details><summary>all of meta.csv (every key, its distinct values over the "
+		"%u bench%s of the run, with how many had each)</summary>\n<table class=\"kv\">\n",
+		m->nbench, m->nbench == 1 ? "" : "es");
 	for (i = 0; i < m->n; i++) {
 		fputs("<tr><th>", f);
 		ibc_html_puts(f, m->k[i].key);
 		fputs("</th><td>", f);
-		meta_values(f, &m->k[i]);
+		meta_values(f, m, &m->k[i]);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></details>\n", f);
@@ -366,6 +410,69 @@ static int verdicts(FILE *f, const char *path)
 	return IBC_OK;
 }
 
+/* --------------------------------------------------------- scorecard ---- */
+
+static const char *const verdict_class[] = { "pass", "fail", "skip" };
+
+static void scorecard(FILE *f, const struct ibc_report_opts *o)
+{
+	struct ibc_claims_card *card = NULL;
+	char path[PATH_MAX];
+	size_t i;
+
+	fputs("<h2 id=\"scorecard\">Scorecard: the papers' claims</h2>\n", f);
+	if (ibc_claims_locate(o->claims, o->bindir, path) != IBC_OK) {
+		fputs("<p class=\"warn\">No claims found (results/claims/, or --claims): no scorecard.</p>\n", f);
+		return;
+	}
+	if (ibc_claims_eval(o->dir, path, &card) != IBC_OK) {
+		fputs("<p class=\"warn\">The scorecard cannot be computed: ", f);
+		ibc_html_puts(f, path);
+		fputs(" or this directory is damaged (ibchar claims says which).</p>\n", f);
+		return;
+	}
+	fprintf(f, "<p class=\"%s\">%zu reproduced, %zu not reproduced, %zu not measurable here</p>\n",
+		card->count[IBC_CLAIM_NOT_REPRODUCED] ? "fail" : "pass", card->count[IBC_CLAIM_REPRODUCED],
+		card->count[IBC_CLAIM_NOT_REPRODUCED], card->count[IBC_CLAIM_NOT_MEASURABLE]);
+	fputs("<p class=\"dim\">A claim is judged on this run's measured rows only: rows of oversubscribed "
+	      "points and rows with fewer than 30 kept samples are no evidence, a trend needs three points "
+	      "along its axis, and a claim about several variants needs evidence for each. The rules are in ", f);
+	ibc_html_puts(f, card->source);
+	fputs(" (README: The scorecard).</p>\n<table class=\"score\">\n<thead><tr><th>claim</th><th>paper</th>"
+	      "<th>the paper's figure</th><th>this run</th><th>verdict</th><th>why, and the method</th></tr>"
+	      "</thead>\n<tbody>\n", f);
+	for (i = 0; i < card->n; i++) {
+		const struct ibc_claim_result *r = &card->r[i];
+
+		fprintf(f, "<tr class=\"%s\" id=\"claim-", verdict_class[r->verdict]);
+		ibc_html_puts(f, r->id);
+		fputs("\"><td><b>", f);
+		ibc_html_puts(f, r->id);
+		fputs("</b><br>", f);
+		ibc_html_puts(f, r->claim);
+		fputs("</td><td>", f);
+		ibc_html_puts(f, r->paper);
+		fputs(", ", f);
+		ibc_html_puts(f, r->section);
+		fputs("</td><td>", f);
+		ibc_html_puts(f, r->paper_figure);
+		fputs("<br><span class=\"dim\">", f);
+		ibc_html_puts(f, r->testbed);
+		fputs("</span></td><td>", f);
+		if (r->figure[0] != '\0')
+			ibc_html_puts(f, r->figure);
+		else
+			fputs("<span class=\"dim\">-</span>", f);
+		fprintf(f, "</td><td class=\"verdict\">%s</td><td>", ibc_claim_verdict_name(r->verdict));
+		ibc_html_puts(f, r->reason);
+		fputs("<br><span class=\"dim\">method: ", f);
+		ibc_html_puts(f, r->method);
+		fputs("</span></td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+	ibc_claims_card_free(card);
+}
+
 /* ----------------------------------------------------------- figures ---- */
 
 /* "this run": transports, host, PUs, nodes and N of the suite's rows */
@@ -404,15 +511,15 @@ static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta 
 	k = meta_get(m, "device");
 	if (k != NULL && k->nval > 0 && (nx != 1 || strcmp(k->val[0], xp[0]) != 0)) {
 		fputs(" (", f);
-		meta_values(f, k);
+		meta_values(f, m, k);
 		fputs(")", f);
 	}
 	fputs(" on ", f);
-	meta_values(f, meta_get(m, "host"));
+	meta_values(f, m, meta_get(m, "host"));
 	fputs(" (", f);
-	meta_values(f, meta_get(m, "cpu_model"));
+	meta_values(f, m, meta_get(m, "cpu_model"));
 	fputs(", ", f);
-	meta_values(f, meta_get(m, "pus"));
+	meta_values(f, m, meta_get(m, "pus"));
 	fprintf(f, " PUs), %ld node%s, N = %ld", nodes, nodes == 1 ? "" : "s", nmin);
 	if (nmax != nmin)
 		fprintf(f, " to %ld", nmax);
@@ -422,12 +529,12 @@ static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta 
 }
 
 struct caption {
-	char figure[520], testbed[520];
+	char figure[1032], testbed[1032], method[1032];
 };
 
 static int caption_read(const char *dir, const char *png, struct caption *c)
 {
-	char path[PATH_MAX], line[512];
+	char path[PATH_MAX], line[1024];
 	FILE *in;
 
 	memset(c, 0, sizeof(*c));
@@ -441,6 +548,8 @@ static int caption_read(const char *dir, const char *png, struct caption *c)
 			snprintf(c->figure, sizeof(c->figure), "%s", line + 7);
 		else if (strncmp(line, "testbed=", 8) == 0)
 			snprintf(c->testbed, sizeof(c->testbed), "%s", line + 8);
+		else if (strncmp(line, "method=", 7) == 0)
+			snprintf(c->method, sizeof(c->method), "%s", line + 7);
 	}
 	fclose(in);
 	return c->figure[0] != '\0';
@@ -475,6 +584,10 @@ static void figure(FILE *f, const char *dir, const char *png, const struct ibc_c
 		ibc_html_puts(f, c.figure);
 		fputs("</b>.<br><b>The paper:</b> ", f);
 		ibc_html_puts(f, c.testbed);
+		if (c.method[0] != '\0') {
+			fputs(".<br><b>How the paper measured:</b> ", f);
+			ibc_html_puts(f, c.method);
+		}
 		fputs(".<br>", f);
 		run_scale(f, t, m, suite);
 		fputs(" Absolute times are this machine's; compare shapes and ratios.", f);
@@ -499,8 +612,11 @@ static const char style[] =
 	"figcaption{font-size:.85em;color:#444;max-width:60em}"
 	".dim{color:#888}.warn{background:#fff3cd;padding:.4em}"
 	"tr.fail td,p.fail{color:#a00}p.pass{color:#070}tr.fail{background:#fdeaea}"
+	"table.score td{max-width:22em}tr.pass td.verdict{color:#070;font-weight:bold}"
+	"tr.fail td.verdict{font-weight:bold}tr.skip td.verdict{color:#777}"
 	"p.note{font-family:monospace;font-size:.8em;margin:.1em 0;color:#555}"
-	"nav a{margin-right:1em}";
+	"nav a{margin-right:1em}sup.mark{color:#a50;font-weight:bold}"
+	"tfoot td.note{border:none;color:#555;font-size:.95em}";
 
 static void suite_section(FILE *f, const char *dir, const struct ibc_csv_table *t,
 			  const struct meta *m, const char *suite, char **pngs, size_t npng,
@@ -616,6 +732,7 @@ int ibc_harness_report(const struct ibc_report_opts *o)
 		   "<a href=\"#provenance\">provenance</a>", t->nrows - 1, when, ibc_git_rev);
 	if (ntap + o->nverdicts > 0)
 		fputs("<a href=\"#verdicts\">verdicts</a>", f);
+	fputs("<a href=\"#scorecard\">scorecard</a>", f);
 	for (i = 0; i < ns; i++) {
 		fputs("<a href=\"#suite-", f);
 		ibc_html_puts(f, suites[i]);
@@ -637,6 +754,8 @@ int ibc_harness_report(const struct ibc_report_opts *o)
 			rc = verdicts(f, path);
 		}
 	}
+	if (rc == IBC_OK)
+		scorecard(f, o);
 	for (i = 0; i < ns; i++)
 		suite_section(f, o->dir, t, &m, suites[i], pngs, npng, used);
 	fputs("</body></html>\n", f);

@@ -5,8 +5,10 @@
  * reproduced paper figure captioned with the paper's figure and testbed
  * against this run's (plots/ writes NAME.caption.txt beside NAME.png), and
  * its summary tables (medians, factors against the host MPI, the model's
- * predicted against measured).  Suites come from the rows, so a new suite
- * needs no edit here. */
+ * predicted against measured), and the scorecard of the papers' claims
+ * (claims.h: each claim reproduced, not reproduced or not measurable here,
+ * this run's figure beside the paper's).  Suites come from the rows, so a
+ * new suite needs no edit here. */
 #ifndef IBC_HARNESS_REPORT_H
 #define IBC_HARNESS_REPORT_H
 
@@ -19,7 +21,8 @@ struct ibc_report_opts {
 	const char *out;      /* NULL: DIR/report.html */
 	const char *verdicts[IBC_REPORT_MAX_VERDICTS]; /* TAP files, besides the .tap files in DIR */
 	size_t nverdicts;
-	const char *bindir;   /* for the plots */
+	const char *bindir;   /* for the plots and the claims */
+	const char *claims;   /* the claims (ibchar claims --claims); NULL: ibc_claims_locate's default */
 	int plot;             /* 1: run the plot scripts first; 0: never; -1: when DIR has no PNG */
 };
 

@@ -27,9 +27,49 @@ static int row_in(const struct ibc_csv_table *t, size_t r, const char *run_id, c
 	       strcmp(ibc_csv_cell(t, r, "suite"), suite) == 0;
 }
 
+/* the marks of a cell (summary.h): its row was oversubscribed, or kept
+ * fewer than IBC_SUMMARY_MIN_SAMPLES samples */
+enum { MARK_OVERSUB = 1, MARK_FEW = 2 };
+
+static unsigned row_marks(const struct ibc_csv_table *t, size_t r)
+{
+	const char *o = ibc_csv_cell(t, r, "oversub"), *it = ibc_csv_cell(t, r, "iters");
+	unsigned m = 0;
+
+	if (o != NULL && strcmp(o, "1") == 0)
+		m |= MARK_OVERSUB;
+	if (it != NULL && it[0] != '\0' && strtod(it, NULL) < IBC_SUMMARY_MIN_SAMPLES)
+		m |= MARK_FEW;
+	return m;
+}
+
+static const char *marks_str(unsigned m)
+{
+	static const char *const s[] = { "", IBC_SUMMARY_MARK_OVERSUB, IBC_SUMMARY_MARK_FEW,
+					 IBC_SUMMARY_MARK_OVERSUB IBC_SUMMARY_MARK_FEW };
+
+	return s[m & 3];
+}
+
+/* the legend under a table whose cells carry marks (any: the marks used) */
+static void marks_note(struct ibc_tab *tab, unsigned any)
+{
+	char note[256] = "";
+
+	if (any & MARK_OVERSUB)
+		snprintf(note, sizeof(note), "%s oversubscribed point (ranks > PUs: not evidence of speed)",
+			 IBC_SUMMARY_MARK_OVERSUB);
+	if (any & MARK_FEW)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s fewer than %d kept samples (iters)",
+			 note[0] ? "; " : "", IBC_SUMMARY_MARK_FEW, IBC_SUMMARY_MIN_SAMPLES);
+	if (note[0] != '\0')
+		ibc_tab_note(tab, note);
+}
+
 struct pivot {
 	struct piv_key keys[PIV_MAX];
 	double p50[PIV_MAX][PIV_MAX]; /* key x N; < 0: not measured */
+	unsigned char mark[PIV_MAX][PIV_MAX];
 	long ns[PIV_MAX];
 	size_t nk, nn;
 	int have_ref;
@@ -71,10 +111,13 @@ static void pivot_fill(struct pivot *p, const struct ibc_csv_table *t, const cha
 			for (q = p->nk; q > at; q--) {
 				p->keys[q] = p->keys[q - 1];
 				memcpy(p->p50[q], p->p50[q - 1], sizeof(p->p50[q]));
+				memcpy(p->mark[q], p->mark[q - 1], sizeof(p->mark[q]));
 			}
 			p->keys[at] = key;
-			for (q = 0; q < PIV_MAX; q++)
+			for (q = 0; q < PIV_MAX; q++) {
 				p->p50[at][q] = -1;
+				p->mark[at][q] = 0;
+			}
 			p->nk++;
 			k = at;
 		}
@@ -87,18 +130,23 @@ static void pivot_fill(struct pivot *p, const struct ibc_csv_table *t, const cha
 				size_t q;
 
 				p->ns[j] = p->ns[j - 1];
-				for (q = 0; q < PIV_MAX; q++)
+				for (q = 0; q < PIV_MAX; q++) {
 					p->p50[q][j] = p->p50[q][j - 1];
+					p->mark[q][j] = p->mark[q][j - 1];
+				}
 				j--;
 			}
 			p->ns[j] = n;
-			for (k = 0; k < PIV_MAX; k++)
+			for (k = 0; k < PIV_MAX; k++) {
 				p->p50[k][j] = -1;
+				p->mark[k][j] = 0;
+			}
 			p->nn++;
 			for (k = 0; k < p->nk && !piv_key_eq(&p->keys[k], &key); k++)
 				;
 		}
 		p->p50[k][j] = strtod(ibc_csv_cell(t, r, "p50_us"), NULL);
+		p->mark[k][j] = (unsigned char)row_marks(t, r);
 		if (ref_variant != NULL && strcmp(key.variant, ref_variant) == 0)
 			p->have_ref = 1;
 	}
@@ -138,6 +186,7 @@ static size_t pivot_tables(const struct ibc_csv_table *t, const char *run_id, co
 	static struct pivot p;
 	char title[256];
 	size_t k, j, ref, n = 0;
+	unsigned any, mk;
 	int kind;
 
 	pivot_fill(&p, t, run_id, suite, ref_variant);
@@ -156,11 +205,13 @@ static size_t pivot_tables(const struct ibc_csv_table *t, const char *run_id, co
 		out[n] = pivot_tab(&p, title);
 		if (out[n] == NULL)
 			return n;
+		any = 0;
 		for (k = 0; k < p.nk; k++) {
 			pivot_row_head(out[n], &p.keys[k]);
 			for (j = 0; j < p.nn; j++) {
 				double v = p.p50[k][j];
 
+				mk = p.mark[k][j];
 				if (kind == 1 && v > 0) {
 					for (ref = 0; ref < p.nk; ref++)
 						if (strcmp(p.keys[ref].variant, ref_variant) == 0 &&
@@ -168,15 +219,20 @@ static size_t pivot_tables(const struct ibc_csv_table *t, const char *run_id, co
 						    p.p50[ref][j] > 0)
 							break;
 					v = ref == p.nk ? -1 : p.p50[ref][j] / v;
+					if (ref < p.nk)
+						mk |= p.mark[ref][j];
 				} else if (kind == 1) {
 					v = -1;
 				}
-				if (v < 0)
+				if (v < 0) {
 					ibc_tab_cell(out[n], "-");
-				else
-					ibc_tab_cell(out[n], "%.2f", v);
+				} else {
+					ibc_tab_cell(out[n], "%.2f%s", v, marks_str(mk));
+					any |= mk;
+				}
 			}
 		}
+		marks_note(out[n], any);
 		n++;
 	}
 	return n;
@@ -193,21 +249,32 @@ static struct ibc_tab *long_table(const struct ibc_csv_table *t, const char *run
 		     { "mean_us", 12 }, { "p99_us", 12 },   { "wait", -10 } };
 	struct ibc_tab *tab = ibc_tab_new("");
 	size_t r, c;
+	unsigned any = 0;
 
 	if (tab == NULL)
 		return NULL;
 	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		ibc_tab_col(tab, cols[c].col, cols[c].width);
 	for (r = 0; r + 1 < t->nrows; r++) {
+		unsigned mk;
+
 		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_cell(t, r, "impl"), "model") == 0)
 			continue;
+		mk = row_marks(t, r);
 		ibc_tab_row(tab);
 		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 			const char *v = ibc_csv_cell(t, r, cols[c].col);
+			int timed = strstr(cols[c].col, "_us") != NULL;
 
-			ibc_tab_cell(tab, "%s", v != NULL && v[0] != '\0' ? v : "-");
+			if (v == NULL || v[0] == '\0') {
+				ibc_tab_cell(tab, "-");
+			} else {
+				ibc_tab_cell(tab, "%s%s", v, timed ? marks_str(mk) : "");
+				any |= timed ? mk : 0;
+			}
 		}
 	}
+	marks_note(tab, any);
 	if (tab->nrows == 0) {
 		ibc_tab_free(tab);
 		return NULL;
@@ -234,6 +301,7 @@ static struct ibc_tab *model_table(const struct ibc_csv_table *t, const char *ru
 	struct ibc_tab *tab;
 	char title[256], buf[64];
 	size_t r, c;
+	unsigned any = 0;
 
 	snprintf(title, sizeof(title),
 		 "%s: model against measurement (back to back, paper_us; err = predicted / measured - 1)",
@@ -246,17 +314,28 @@ static struct ibc_tab *model_table(const struct ibc_csv_table *t, const char *ru
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *x = ibc_csv_cell(t, r, "extra"), *v;
 
+		unsigned mk;
+
 		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_cell(t, r, "impl"), "model") != 0)
 			continue;
+		mk = row_marks(t, r) & MARK_OVERSUB; /* a model row keeps no samples */
 		ibc_tab_row(tab);
 		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			int timed = strcmp(cols[c].head, "measured") == 0 || strcmp(cols[c].head, "predicted") == 0;
+
 			if (cols[c].key[0] == '=')
 				v = ibc_csv_cell(t, r, cols[c].key + 1);
 			else
 				v = ibc_csv_extra_get(x, cols[c].key, buf, sizeof(buf));
-			ibc_tab_cell(tab, "%s", v != NULL && v[0] != '\0' ? v : "-");
+			if (v == NULL || v[0] == '\0') {
+				ibc_tab_cell(tab, "-");
+			} else {
+				ibc_tab_cell(tab, "%s%s", v, timed ? marks_str(mk) : "");
+				any |= timed ? mk : 0;
+			}
 		}
 	}
+	marks_note(tab, any);
 	if (tab->nrows == 0) {
 		ibc_tab_free(tab);
 		return NULL;

@@ -2,7 +2,8 @@
  * variant x N pivot of the medians and the factor table against the suite's
  * reference variant (a suite swept over N), or its rows one by one (a suite
  * at one N); and a model's predicted-against-measured table where the rows
- * hold one.  `ibchar run` prints them as text, `ibchar report` as HTML. */
+ * hold one.  `ibchar run` prints them as text, `ibchar report` as HTML.
+ * Cells from oversubscribed rows and rows with few samples are marked. */
 #ifndef IBC_HARNESS_SUMMARY_H
 #define IBC_HARNESS_SUMMARY_H
 
@@ -12,6 +13,14 @@
 #include <stddef.h>
 
 #define IBC_SUMMARY_MAX_TABS 4
+
+/* A cell's marks: the row it comes from was oversubscribed (ranks > PUs),
+ * or kept fewer than IBC_SUMMARY_MIN_SAMPLES samples (its iters); such rows
+ * are not evidence for a verdict (ibchar claims).  A table with marked cells
+ * says what the marks mean in its note. */
+#define IBC_SUMMARY_MIN_SAMPLES 30
+#define IBC_SUMMARY_MARK_OVERSUB "*"
+#define IBC_SUMMARY_MARK_FEW "?"
 
 /* The tables of suite's rows of run_id (out[0..return-1], each to be freed
  * with ibc_tab_free); 0 when there are none. */

@@ -78,6 +78,17 @@ int ibc_tab_cell(struct ibc_tab *t, const char *fmt, ...)
 	return IBC_OK;
 }
 
+int ibc_tab_note(struct ibc_tab *t, const char *note)
+{
+	char *n = strdup(note);
+
+	if (n == NULL)
+		return IBC_ERR_NOMEM;
+	free(t->note);
+	t->note = n;
+	return IBC_OK;
+}
+
 const char *ibc_tab_get(const struct ibc_tab *t, size_t row, size_t col)
 {
 	const char *s;
@@ -107,6 +118,8 @@ void ibc_tab_text(FILE *f, const struct ibc_tab *t)
 	text_line(f, t, (size_t)-1);
 	for (r = 0; r < t->nrows; r++)
 		text_line(f, t, r);
+	if (t->note != NULL)
+		fprintf(f, "  %s\n", t->note);
 }
 
 void ibc_html_puts(FILE *f, const char *s)
@@ -122,14 +135,20 @@ void ibc_html_puts(FILE *f, const char *s)
 	}
 }
 
-static int numeric(const char *s)
+/* 1 when s reads as a number (or is empty or "-"); *marks: where the
+ * marks after the number begin (the end of s when none) */
+static int numeric(const char *s, const char **marks)
 {
 	char *end;
 
+	*marks = s + strlen(s);
 	if (s[0] == '\0' || strcmp(s, "-") == 0)
 		return 1;
 	(void)strtod(s, &end);
-	return *end == '\0';
+	if (end == s || end[strspn(end, IBC_TAB_MARKS)] != '\0')
+		return 0;
+	*marks = end;
+	return 1;
 }
 
 void ibc_tab_html(FILE *f, const struct ibc_tab *t)
@@ -152,15 +171,28 @@ void ibc_tab_html(FILE *f, const struct ibc_tab *t)
 	for (r = 0; r < t->nrows; r++) {
 		fputs("<tr>", f);
 		for (c = 0; c < t->ncols; c++) {
-			const char *s = ibc_tab_get(t, r, c);
+			const char *s = ibc_tab_get(t, r, c), *mk;
+			int num = numeric(s, &mk);
 
-			fputs(t->width[c] < 0 || !numeric(s) ? "<td>" : "<td class=\"n\">", f);
-			ibc_html_puts(f, s);
+			fputs(t->width[c] < 0 || !num ? "<td>" : "<td class=\"n\">", f);
+			if (num && *mk != '\0') {
+				fprintf(f, "%.*s<sup class=\"mark\">", (int)(mk - s), s);
+				ibc_html_puts(f, mk);
+				fputs("</sup>", f);
+			} else {
+				ibc_html_puts(f, s);
+			}
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody></table>\n", f);
+	fputs("</tbody>", f);
+	if (t->note != NULL) {
+		fprintf(f, "<tfoot><tr><td class=\"note\" colspan=\"%zu\">", t->ncols);
+		ibc_html_puts(f, t->note);
+		fputs("</td></tr></tfoot>", f);
+	}
+	fputs("</table>\n", f);
 }
 
 void ibc_tab_free(struct ibc_tab *t)
@@ -177,5 +209,6 @@ void ibc_tab_free(struct ibc_tab *t)
 	free(t->head);
 	free(t->width);
 	free(t->title);
+	free(t->note);
 	free(t);
 }

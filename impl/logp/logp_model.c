@@ -33,7 +33,8 @@ static double num(const char *c)
 }
 
 /* What a row's prediction is compared with: its back-to-back figure
- * (paper_us, what the papers measure), else p50_us; *as names which. */
+ * (paper_us: Kini et al.'s method for the barrier; Sur et al. put an
+ * MPI_Barrier before every all-to-all), else p50_us; *as names which. */
 static double measured(const struct ibc_csv_table *t, size_t r, const char **as)
 {
 	char b2b[32];

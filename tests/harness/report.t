@@ -8,12 +8,17 @@
 # (with name resolution off): every figure loaded with a non-zero natural
 # size, the tables there, no error; a page with a broken figure is caught
 # by the same check.  The screenshot is kept in $BUILD/artifacts/.
+# The provenance counts the benches that had each value (meta.csv is a log
+# of changes, replayed); table cells from oversubscribed points and rows
+# with fewer than 30 kept samples are marked, with a legend.  The scorecard
+# of the papers' claims gives every shipped claim the verdict ibchar claims
+# gives it.
 # Bad input exits 2.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier" "$BUILD/bin/ibchar-probe"
 tap_tmp report
-echo "1..16"
+echo "1..22"
 here=$(cd "$(dirname "$0")" && pwd)
 d=$tmp/run
 
@@ -61,8 +66,47 @@ fi
 grep -q '<caption>rows (p50_us' "$tmp/r.html" && grep -q '<td>probe-cross</td>' "$tmp/r.html"
 ok $? "the probe's rows (one N) as a table"
 grep -q 'reproduces <b>Kini et al.' "$tmp/r.html" && grep -q '<b>The paper:</b> 8 and 16 nodes' "$tmp/r.html" &&
+	grep -q '<b>How the paper measured:</b> MPI_Barrier called 1000 times back to back' "$tmp/r.html" &&
 	grep -q '<b>This run:</b> shm' "$tmp/r.html"
-ok $? "a reproduced figure's caption names the paper's figure, its testbed and this run"
+ok $? "a reproduced figure's caption names the paper's figure, its testbed, how it measured and this run"
+# three benches: barrier at N = 2 and 3, the probe at 2
+grep -q '<tr><th>ranks</th><td>2 <span class="dim">(2 of 3 benches)</span>, 3 <span class="dim">(1 of 3 benches)</span></td></tr>' "$tmp/r.html" &&
+	grep -q '<tr><th>suite</th><td>barrier <span class="dim">(2 of 3 benches)</span>, probe <span class="dim">(1 of 3 benches)</span></td></tr>' "$tmp/r.html" &&
+	grep -q 'its distinct values over the 3 benches of the run' "$tmp/r.html"
+ok $? "provenance: each value with the number of benches that had it (ranks 2 in 2 of 3, 3 in 1 of 3)"
+grep -q '(where the ranks sit: read the figures relative to it)' "$tmp/r.html" &&
+	! grep -Eq 'near pair|far one|about 0\.05' "$tmp/r.html"
+ok $? "provenance: no machine's near/far probe constants"
+if [ "$(nproc)" -lt 3 ]; then
+	grep -Eq '<td class="n">[0-9.]+<sup class="mark">\*</sup></td>' "$tmp/r.html" &&
+		grep -q '<td class="note" colspan="[0-9]*">\* oversubscribed point' "$tmp/r.html"
+	ok $? "cells of the oversubscribed N = 3 are marked *, with the legend"
+else
+	echo "ok $((n + 1)) # SKIP $(nproc) PUs: N = 3 is not oversubscribed here"
+	n=$((n + 1))
+fi
+# one row (rds at N = 2) with 20 kept samples: its cells get ?
+mkdir "$tmp/few"
+cp "$d/meta.csv" "$tmp/few/"
+awk -F, 'BEGIN { OFS = "," } $3 == "rds" && $9 == 2 { $12 = 20 } { print }' "$d/results.csv" >"$tmp/few/results.csv"
+"$IBCHAR" report "$tmp/few" --no-plot --out "$tmp/few.html" >/dev/null 2>&1
+[ "$(grep -c '<sup class="mark">?</sup>' "$tmp/few.html")" -ge 1 ] &&
+	grep -q 'fewer than 30 kept samples (iters)' "$tmp/few.html" &&
+	! grep -q '<sup class="mark">?</sup>' "$tmp/r.html"
+ok $? "a row with fewer than 30 kept samples: its cells are marked ?, with the legend"
+# the scorecard: the same verdicts as ibchar claims, claim by claim
+"$IBCHAR" claims "$d" >"$tmp/claims.tap" 2>/dev/null; crc=$?
+awk '/^ok [0-9]+ - .*# SKIP /{ print $4, "skip"; next } /^ok /{ print $4, "pass"; next } /^not ok /{ print $5, "fail" }' \
+	"$tmp/claims.tap" >"$tmp/tap.v"
+sed -n 's/.*<tr class="\([a-z]*\)" id="claim-\([^"]*\)">.*/\2 \1/p' "$tmp/r.html" >"$tmp/rep.v"
+nclaims=$(cat "$here"/../../results/claims/*.csv | grep -vc '^id,')
+[ $crc -le 1 ] && [ "$(wc -l <"$tmp/rep.v")" -eq "$nclaims" ] && cmp -s "$tmp/tap.v" "$tmp/rep.v" &&
+	grep -q '<h2 id="scorecard">' "$tmp/r.html"
+ok $? "the scorecard: all $nclaims claims, each with ibchar claims' verdict (claims exit $crc)"
+[ $crc -le 1 ] || sed 's/^/# /' "$tmp/claims.tap" | tail -3
+grep -q '<tr class="skip" id="claim-kini-rgm-slower-at-2-4">.*<td class="verdict">not measurable here</td><td>needs hardware multicast (this run: transport shm' "$tmp/r.html" &&
+	grep -Eq '<p class="(pass|fail)">[0-9]+ reproduced, [0-9]+ not reproduced, [0-9]+ not measurable here</p>' "$tmp/r.html"
+ok $? "... a claim that needs hardware multicast is not measurable on shm, with the reason; the counts"
 want=$(grep -c '^ok ' "$tmp/self.tap")
 grep -q "$want of $want verdicts hold" "$tmp/r.html" && grep -q 'self.tap' "$tmp/r.html"
 ok $? "the verdicts of the compare ($want of $want hold)"
@@ -80,7 +124,7 @@ ok $? "no directory, no results.csv, a missing verdict file, no DIR: exit 2 ($rc
 # the browser
 chrome=${IBC_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$chrome" ]; then
-	for i in 14 15 16; do echo "ok $i # SKIP no chromium (apt-get install chromium)"; done
+	for i in 20 21 22; do echo "ok $i # SKIP no chromium (apt-get install chromium)"; done
 	exit 0
 fi
 # check FILE: renders a copy of FILE with report_check.html injected, prints its IBCCHECK line
