@@ -519,9 +519,14 @@ static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, c
 		why = "oversubscribed (ranks outnumber the PUs: the scheduler's time)";
 	} else if ((x->min_kept >= 0 && x->min_kept < IBC_COMPARE_MIN_KEPT) ||
 		   (y->min_kept >= 0 && y->min_kept < IBC_COMPARE_MIN_KEPT)) {
-		snprintf(whybuf, sizeof(whybuf), "too few kept samples (%ld < %d)",
+		snprintf(whybuf, sizeof(whybuf), "too few kept samples (%ld < %d: no median)",
 			 x->min_kept >= 0 && x->min_kept < IBC_COMPARE_MIN_KEPT ? x->min_kept : y->min_kept,
 			 IBC_COMPARE_MIN_KEPT);
+		why = whybuf;
+	} else if (y->min_kept >= 0 && x->min_kept >= 0 && 2 * y->min_kept < x->min_kept) {
+		/* BASE's scatter is that of medians of more samples than NEW's */
+		snprintf(whybuf, sizeof(whybuf), "too few kept samples (NEW %ld, BASE %ld or more: its scatter "
+			 "is of better medians)", y->min_kept, x->min_kept);
 		why = whybuf;
 	}
 	if (why != NULL) {
@@ -621,6 +626,22 @@ static void group_judge(const struct ibc_compare_opts *o, const struct cgroup *g
 		 exp(g->st.ci_lo), exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
 }
 
+/* "3 runs", or "1-3 runs" when the rows differ */
+static const char *runs_text(const struct cside *c, char *buf, size_t cap)
+{
+	size_t i, lo = 0, hi = 0;
+
+	for (i = 0; i < c->n; i++) {
+		lo = lo == 0 || c->r[i].nu < lo ? c->r[i].nu : lo;
+		hi = c->r[i].nu > hi ? c->r[i].nu : hi;
+	}
+	if (lo == hi)
+		snprintf(buf, cap, "%zu run%s", lo, lo == 1 ? "" : "s");
+	else
+		snprintf(buf, cap, "%zu-%zu runs", lo, hi);
+	return buf;
+}
+
 static int verdict_fails(const struct verdict *v)
 {
 	return v->kind == V_SLOWER || v->kind == V_MISSING;
@@ -631,6 +652,7 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	struct cside b, nw;
 	struct verdict *vd = NULL;
 	struct cgroup *gr = NULL;
+	char rb[48], rn[48];
 	double *tmp = NULL, *tmp2 = NULL, pooled;
 	size_t i, j, nv, ng = 0, cnt[5] = { 0 }, gcnt[5] = { 0 }, nfail = 0;
 	int rc;
@@ -655,8 +677,8 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 		goto out;
 	}
 	printf("# ibchar compare %s -> %s\n", o->base, o->new_dir);
-	printf("# BASE: %zu run%s, NEW: %zu run%s; placement probe %.3f -> %.3f us\n", b.nruns,
-	       b.nruns == 1 ? "" : "s", nw.nruns, nw.nruns == 1 ? "" : "s", b.probe_us, nw.probe_us);
+	printf("# BASE: %s of each row (%zu run ids), NEW: %s; placement probe %.3f -> %.3f us\n",
+	       runs_text(&b, rb, sizeof(rb)), b.nruns, runs_text(&nw, rn, sizeof(rn)), b.probe_us, nw.probe_us);
 	printf("# a row is slower or faster beyond %gx its run-to-run scatter in BASE (at least its suite's "
 	       "median scatter and %g%%) x sqrt(1/R_new + 1/R_base)%s%s\n", IBC_COMPARE_K,
 	       100 * IBC_COMPARE_ROW_FLOOR, o->min_effect > 0 ? "; never below --min-effect" : "",

@@ -19,7 +19,9 @@
  * slower when d > K * sigma * sqrt(1/R_n + 1/R_b) (K = IBC_COMPARE_K), faster
  * when d < -that, unchanged otherwise; inconclusive (with the reason) when
  * BASE holds fewer than IBC_COMPARE_MIN_RUNS runs of it, a run kept fewer than
- * IBC_COMPARE_MIN_KEPT samples, the row was oversubscribed, it is a placement
+ * IBC_COMPARE_MIN_KEPT samples or NEW's fewer than half of BASE's fewest (the
+ * scatter of BASE's medians is then not that of NEW's), the row was
+ * oversubscribed, it is a placement
  * probe (the probe suite), or it has no positive figure; --strict judges
  * oversubscribed rows and probes like the others.  A BASE row missing in NEW
  * fails.
@@ -46,7 +48,7 @@
 #define IBC_COMPARE_ROW_FLOOR 0.02    /* a row's run-to-run scatter is at least 2% */
 #define IBC_COMPARE_GROUP_FLOOR 0.015 /* a group median's run-to-run scatter, at least 1.5% */
 #define IBC_COMPARE_MIN_RUNS 3        /* BASE runs a row needs for a verdict */
-#define IBC_COMPARE_MIN_KEPT 30       /* kept samples a run of a row needs */
+#define IBC_COMPARE_MIN_KEPT 5        /* kept samples a run of a row needs for a median */
 #define IBC_COMPARE_MIN_GROUP 6       /* judged rows a group needs for a verdict */
 
 struct ibc_compare_opts {

@@ -220,7 +220,8 @@ void ibc_harness_sample_end(struct ibc_harness *h);
  * finish must not be left half-done across it there). */
 int ibc_harness_sync(struct ibc_harness *h);
 /* IBC_SLOWDOWN=VARIANT:PCT (an injected regression, for testing `ibchar
- * compare`): PCT for that variant, 0 for every other.  The harness stretches
+ * compare`): PCT for that variant (every variant when VARIANT is *), 0 for
+ * every other.  The harness stretches
  * each timed iteration by it, and the suite driver each back-to-back one. */
 double ibc_harness_slowdown_pct(const char *variant);
 /* Spins until now + *shortest_us * pct / 100, where *shortest_us (0 at

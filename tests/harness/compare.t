@@ -16,7 +16,7 @@ tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
 # IBC_TEST_SEED shifts every seed (the verdicts must not hang on one draw)
 S=${IBC_TEST_SEED:-0}
-echo "1..37"
+echo "1..39"
 
 # cmp ARGS...: compare into $tmp/out (stdout) and $tmp/err; $rc its status
 cmp() {
@@ -43,7 +43,7 @@ $MK "$tmp/six" --runs 6 --seed $((3 + S))
 python3 "$(dirname "$0")/mkruns.py" split "$tmp/six" "$tmp/h1" "$tmp/h2" --seed $((4 + S))
 cmp "$tmp/h1" "$tmp/h2"
 [ $rc -eq 0 ] && [ "$(rows slower)" -eq 0 ] && [ "$(rows faster)" -eq 0 ] && [ "$(groups slower)" -eq 0 ] &&
-	[ "$(groups faster)" -eq 0 ] && grep -q '^# BASE: 3 runs, NEW: 3 runs' "$tmp/out"
+	[ "$(groups faster)" -eq 0 ] && grep -q '^# BASE: 3 runs of each row (3 run ids), NEW: 3 runs' "$tmp/out"
 ok $? "two halves of one set of runs, split at random: 3 runs against 3, nothing slower or faster, exit 0 (exit $rc)"
 [ $rc -eq 0 ] || show
 
@@ -118,10 +118,19 @@ ok $? "oversubscribed rows 1.5x slower: inconclusive (oversubscribed), exit 0 (e
 cmp --strict "$tmp/obase" "$tmp/onew"
 [ $rc -eq 1 ] && [ "$(grep -c '^not ok .*barrier rgm .*: slower 1\.[3-6]' "$tmp/out")" -eq 6 ]
 ok $? "... --strict judges them: 6 slower, exit 1 (exit $rc)"
-$MK "$tmp/kbase" --seed $((1 + S)) --kept barrier.rds=12
+$MK "$tmp/kbase" --seed $((1 + S)) --kept barrier.rds=4
 cmp "$tmp/kbase" "$tmp/one"
-[ $rc -eq 0 ] && [ "$(grep -c 'barrier rds .*: inconclusive: too few kept samples (12 < 30)' "$tmp/out")" -eq 6 ]
-ok $? "rows of 12 kept samples: inconclusive (too few kept samples), exit 0 (exit $rc)"
+[ $rc -eq 0 ] && [ "$(grep -c 'barrier rds .*: inconclusive: too few kept samples (4 < 5: no median)' "$tmp/out")" -eq 6 ]
+ok $? "BASE rows of 4 kept samples: inconclusive (too few kept samples), exit 0 (exit $rc)"
+$MK "$tmp/knew" --runs 1 --prefix new --seed $((2 + S)) --kept barrier.rds=60 --scale barrier.rds=1.3
+cmp "$tmp/base" "$tmp/knew"
+[ $rc -eq 0 ] && [ "$(grep -c 'barrier rds .*: inconclusive: too few kept samples (NEW 60, BASE 200 or more' "$tmp/out")" -eq 6 ]
+ok $? "NEW rows of 60 kept samples against BASE's 200: inconclusive (BASE's scatter is of better medians), exit 0 (exit $rc)"
+$MK "$tmp/kfew" --seed $((1 + S)) --kept barrier.rds=12
+$MK "$tmp/kfewn" --runs 1 --prefix new --seed $((2 + S)) --kept barrier.rds=12 --scale barrier.rds=1.3
+cmp "$tmp/kfew" "$tmp/kfewn"
+[ $rc -eq 1 ] && [ "$(grep -c '^not ok .*barrier rds .*: slower 1\.[2-4]' "$tmp/out")" -ge 5 ]
+ok $? "rows of 12 kept samples on both sides are judged on BASE's scatter: 5 or more of 6 rows 1.3x slower, exit 1 (exit $rc)"
 
 # a row missing in NEW, rows only in NEW
 python3 - "$tmp/same" "$tmp/miss" <<'EOF'
