@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..8"
+echo "1..28"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -28,7 +28,7 @@ case_run() {
 	label=$1 what=$2 bad=$3 good=$4 mut=$5 says=$6
 	shift 6
 	out=$tmp/$(echo "$label" | tr -c 'a-z0-9\n' '-')
-	timeout 300 "$@" --validate --out "$out-ok" >/dev/null 2>"$out-ok.err"; rc=$?
+	IBC_CORRUPT= timeout 300 "$@" --validate --out "$out-ok" >/dev/null 2>"$out-ok.err"; rc=$?
 	nb=$(rows "$out-ok" "$bad" "valid=1;checked=$what")
 	ng=$(rows "$out-ok" "$good" "valid=1;checked=$what")
 	[ $rc -eq 0 ] && [ "$nb" -gt 0 ] && [ "$nb" -eq "$(rows "$out-ok" "$bad" "")" ] &&
@@ -53,3 +53,27 @@ case_run "alltoall de" bytes de hrwg de:10:0:2 "wrong bytes" \
 	--variants de,hrwg --quiet
 case_run "barrier rds" order rds pe rds:20:1 "barrier validate: rank 1 left barrier 19" \
 	"$B/ibchar-barrier" --xport shm --ranks 3 --iters 100 --warmup 5 --variants rds,pe --quiet
+
+# the channel: a message in the middle of a -bibw window from rank 1, of a
+# -bw window, of rdma-write-bw's slots; bytes sizes with a partial word
+C="$B/ibchar-channel --xport shm --ranks 2 --sizes 13,65536 --iters 40 --warmup 5 --quiet"
+case_run "channel piggyback-bibw" bytes piggyback-bibw basic piggyback-bibw:20:1 "wrong bytes" \
+	$C --variants piggyback-bibw,basic
+case_run "channel zcopy-bw" bytes zcopy-bw pipeline zcopy-bw:20 "message 32 of iteration 20" \
+	$C --variants zcopy-bw,pipeline
+case_run "channel rdma-write-bw" bytes rdma-write-bw rdma-write rdma-write-bw:20 "wrong bytes" \
+	$C --variants rdma-write-bw,rdma-write
+
+# the host MPI's variants, checked the same way (bench/*/mpi.c)
+if [ -x "$B/ibchar-channel-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>&1; then
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	M="mpirun.openmpi --oversubscribe -x IBC_CORRUPT"
+	case_run "channel mpi-bw" bytes mpi-bw mpi mpi-bw:20 "message 32 of iteration 20" \
+		$M -n 2 "$B/ibchar-channel-openmpi" --xport shm --sizes 13,65536 --iters 40 \
+		--warmup 5 --variants mpi-bw,mpi --quiet
+	case_run "alltoall mpi" bytes mpi mpi-pairwise mpi:10:2:1 "wrong bytes" \
+		$M -n 3 "$B/ibchar-alltoall-openmpi" --xport shm --sizes 4096 --iters 40 --warmup 5 \
+		--no-model --variants mpi,mpi-pairwise --quiet
+else
+	for i in 1 2 3 4 5 6 7 8; do ok 0 "# SKIP no Open MPI build"; done
+fi
