@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..28"
+echo "1..36"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -53,6 +53,13 @@ case_run "alltoall de" bytes de hrwg de:10:0:2 "wrong bytes" \
 	--variants de,hrwg --quiet
 case_run "barrier rds" order rds pe rds:20:1 "barrier validate: rank 1 left barrier 19" \
 	"$B/ibchar-barrier" --xport shm --ranks 3 --iters 100 --warmup 5 --variants rds,pe --quiet
+
+# link: a write in the middle of a stream, rank 1's answer of a ping-pong
+L="$B/ibchar-link --xport shm --ranks 2 --sizes 13,4096 --iters 40 --warmup 5 --budget 5 --quiet"
+case_run "link write-bw-stream" bytes write-bw-stream write-lat write-bw-stream:20 "wrong bytes" \
+	$L --variants write-bw-stream,write-lat
+case_run "link write-lat-lastbyte" bytes write-lat-lastbyte read-lat write-lat-lastbyte:20:1 \
+	"write-lat-lastbyte rank 0: 1 wrong bytes" $L --variants write-lat-lastbyte,read-lat
 
 # the channel: a message in the middle of a -bibw window from rank 1, of a
 # -bw window, of rdma-write-bw's slots; bytes sizes with a partial word
