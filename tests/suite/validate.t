@@ -9,7 +9,8 @@
 # below is one the checks of before missed (a -bw stream checked on its last
 # message only, a -bibw not at all, rdma-write-bw in slot 0 only, mpi-bw on
 # its last receive, link's bursts and streams once after the last iteration,
-# logp not at all).
+# logp not at all).  IBC_TEST_XPORT=verbs runs it on an RDMA device (the
+# Soft-RoCE guest's list, tests/rxe/one-guest.list).
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
@@ -47,15 +48,16 @@ case_run() {
 }
 
 B=$BUILD/bin
+X=${IBC_TEST_XPORT:-shm}
 
-case_run "alltoall de" bytes de hrwg de:10:0:2 "wrong bytes" \
-	"$B/ibchar-alltoall" --xport shm --ranks 3 --sizes 1,4096 --iters 40 --warmup 5 --no-model \
+case_run "alltoall de" bytes de hrwg de:10:0:1 "wrong bytes" \
+	"$B/ibchar-alltoall" --xport $X --ranks 2 --sizes 4096 --iters 40 --warmup 5 --no-model \
 	--variants de,hrwg --quiet
 case_run "barrier rds" order rds pe rds:20:1 "barrier validate: rank 1 left barrier 19" \
-	"$B/ibchar-barrier" --xport shm --ranks 3 --iters 100 --warmup 5 --variants rds,pe --quiet
+	"$B/ibchar-barrier" --xport $X --ranks 3 --iters 100 --warmup 5 --variants rds,pe --quiet
 
 # link: a write in the middle of a stream, rank 1's answer of a ping-pong
-L="$B/ibchar-link --xport shm --ranks 2 --sizes 13,4096 --iters 40 --warmup 5 --budget 5 --quiet"
+L="$B/ibchar-link --xport $X --ranks 2 --sizes 13,4096 --iters 40 --warmup 5 --budget 5 --quiet"
 case_run "link write-bw-stream" bytes write-bw-stream write-lat write-bw-stream:20 "wrong bytes" \
 	$L --variants write-bw-stream,write-lat
 case_run "link write-lat-lastbyte" bytes write-lat-lastbyte read-lat write-lat-lastbyte:20:1 \
@@ -63,7 +65,7 @@ case_run "link write-lat-lastbyte" bytes write-lat-lastbyte read-lat write-lat-l
 
 # logp: message 8 of PRTT's 16, the write of an o_s kernel (whose receivers
 # do not wait for it in the run); a 1-byte message is the pattern's byte
-G="$B/ibchar-logp --xport shm --ranks 3 --fanin 2 --sizes 1,4096 --iters 40 --warmup 5 --budget 5 --quiet"
+G="$B/ibchar-logp --xport $X --ranks 3 --fanin 2 --sizes 1,4096 --iters 40 --warmup 5 --budget 5 --quiet"
 case_run "logp loggp-prttn" bytes loggp-prttn rtt-send-n1 loggp-prttn:20 \
 	"message 8 from rank 0 in iteration 20" $G --variants loggp-prttn,rtt-send-n1
 case_run "logp os-write" bytes os-write rtt-write-1n os-write:20 "os-write rank 2: 1 wrong bytes" \
@@ -71,7 +73,7 @@ case_run "logp os-write" bytes os-write rtt-write-1n os-write:20 "os-write rank 
 
 # the channel: a message in the middle of a -bibw window from rank 1, of a
 # -bw window, of rdma-write-bw's slots; bytes sizes with a partial word
-C="$B/ibchar-channel --xport shm --ranks 2 --sizes 13,65536 --iters 40 --warmup 5 --quiet"
+C="$B/ibchar-channel --xport $X --ranks 2 --sizes 13,65536 --iters 40 --warmup 5 --quiet"
 case_run "channel piggyback-bibw" bytes piggyback-bibw basic piggyback-bibw:20:1 "wrong bytes" \
 	$C --variants piggyback-bibw,basic
 case_run "channel zcopy-bw" bytes zcopy-bw pipeline zcopy-bw:20 "message 32 of iteration 20" \
@@ -84,10 +86,10 @@ if [ -x "$B/ibchar-channel-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	M="mpirun.openmpi --oversubscribe -x IBC_CORRUPT"
 	case_run "channel mpi-bw" bytes mpi-bw mpi mpi-bw:20 "message 32 of iteration 20" \
-		$M -n 2 "$B/ibchar-channel-openmpi" --xport shm --sizes 13,65536 --iters 40 \
+		$M -n 2 "$B/ibchar-channel-openmpi" --xport $X --sizes 13,65536 --iters 40 \
 		--warmup 5 --variants mpi-bw,mpi --quiet
 	case_run "alltoall mpi" bytes mpi mpi-pairwise mpi:10:2:1 "wrong bytes" \
-		$M -n 3 "$B/ibchar-alltoall-openmpi" --xport shm --sizes 4096 --iters 40 --warmup 5 \
+		$M -n 3 "$B/ibchar-alltoall-openmpi" --xport $X --sizes 4096 --iters 40 --warmup 5 \
 		--no-model --variants mpi,mpi-pairwise --quiet
 else
 	for i in 1 2 3 4 5 6 7 8; do ok 0 "# SKIP no Open MPI build"; done
