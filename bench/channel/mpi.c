@@ -4,7 +4,8 @@
  *
  *   mpi     ping-pong latency (as osu_latency: MPI_Send / MPI_Recv; RTT/2)
  *   mpi-bw  windowed bandwidth (as osu_bw: a window of MPI_Isend against
- *           MPI_Irecv, then a 4-byte ack); time per message
+ *           MPI_Irecv, then a 4-byte ack); time per message; validated, each
+ *           message of the window from and into its own buffer
  *
  * Rows of these variants have impl=<mpi>. */
 #include "boot/boot.h"
@@ -33,7 +34,8 @@ static int mpi_err(const char *what, int err)
 	return ibc_harness_mpi_error("channel mpi", what, err);
 }
 
-static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long window)
+static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long window,
+		      size_t stride)
 {
 	MPI_Request req[MAX_WINDOW];
 	MPI_Status st[MAX_WINDOW];
@@ -45,7 +47,7 @@ static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long wind
 		ibc_error("channel mpi: %zu bytes, window %ld: beyond the kernel", bytes, window);
 		return IBC_ERR_INVAL;
 	}
-	if (window == 0) { /* ping-pong; rank 1 echoes what came */
+	if (window == 0) { /* ping-pong; rank 1 answers with its own message */
 		if (rank == 0) {
 			err = MPI_Send(sbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD);
 			if (err == MPI_SUCCESS)
@@ -55,13 +57,15 @@ static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long wind
 			err = MPI_Recv(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD,
 				       MPI_STATUS_IGNORE);
 			if (err == MPI_SUCCESS)
-				err = MPI_Send(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD);
+				err = MPI_Send(sbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD);
 		}
 		return err == MPI_SUCCESS ? IBC_OK : mpi_err("ping-pong", err);
 	}
 	for (k = 0; k < window && err == MPI_SUCCESS; k++)
-		err = rank == 0 ? MPI_Isend(sbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &req[k])
-				: MPI_Irecv(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &req[k]);
+		err = rank == 0 ? MPI_Isend((char *)sbuf + (size_t)k * stride, n, MPI_BYTE, peer,
+					    TAG_DATA, MPI_COMM_WORLD, &req[k])
+				: MPI_Irecv((char *)rbuf + (size_t)k * stride, n, MPI_BYTE, peer,
+					    TAG_DATA, MPI_COMM_WORLD, &req[k]);
 	if (err == MPI_SUCCESS)
 		err = MPI_Waitall((int)window, req, st);
 	if (err == MPI_SUCCESS)

@@ -544,12 +544,12 @@ static int write_rows(const char *dir, const struct ibc_csv_table *t, const char
 		 * err_pct is against paper_us; err_p50_pct against the row's p50 */
 		snprintf(c_extra, sizeof(c_extra),
 			 "measured_b2b_us=%.4f;err_pct=%.1f;measured_p50_us=%.4f;err_p50_pct=%.1f;"
-			 "eq=%s;literal_us=%.4f;literal_eq=%s;literal_err_pct=%.1f;reuse=1%s",
+			 "eq=%s;literal_us=%.4f;literal_eq=%s;literal_err_pct=%.1f;reuse=1",
 			 b2b, b2b > 0 ? 100.0 * (pred - b2b) / b2b : 0.0, meas,
 			 100.0 * (pred - meas) / meas, eq, lit, leq ? leq : "",
-			 b2b > 0 ? 100.0 * (lit - b2b) / b2b : 0.0,
-			 /* the measured row it stands beside was validated */
-			 extra_num(extra, "valid") == 1 ? ";valid=1" : "");
+			 b2b > 0 ? 100.0 * (lit - b2b) / b2b : 0.0);
+		/* no valid: a prediction moves no bytes (the measured row beside
+		 * it carries its own) */
 		for (c = 0; c < t->ncols; c++) {
 			const char *name = cols[c];
 

@@ -97,9 +97,13 @@ static int as_setup(struct ibc_suite_op *o)
 static int as_prepare(struct ibc_suite_op *o)
 {
 	struct as_inst *in = o->inst;
+	int j, n = o->ctx->boot->size;
 
-	if (o->ctx->cli->validate)
-		ibc_alltoall_fill(in->sbuf, o->ctx->boot->rank, o->ctx->boot->size, in->m, ++in->it);
+	if (!o->ctx->cli->validate)
+		return IBC_OK;
+	ibc_alltoall_fill(in->sbuf, o->ctx->boot->rank, n, in->m, ++in->it);
+	for (j = 0; j < n; j++) /* the mutant of the tests: one byte of the block to j */
+		(void)ibc_suite_corrupt(o, j, n, in->sbuf + (size_t)j * in->m, in->m);
 	return IBC_OK;
 }
 
@@ -194,7 +198,7 @@ static int as_teardown(struct ibc_suite_op *o)
 static const struct ibc_suite_variant alg_variant = {
 	.timing = IBC_HARNESS_TIME_SLOWEST,
 	.usable = as_usable, .setup = as_setup, .prepare = as_prepare, .run = as_run,
-	.validate = as_validate, .counters = counter_names, .counters_get = as_counters,
+	.validate = as_validate, .checked = "bytes", .counters = counter_names, .counters_get = as_counters,
 	.extra = as_extra, .teardown = as_teardown,
 };
 

@@ -99,13 +99,42 @@ static int barrier_once(struct ibc_suite_op *o)
 	return f != NULL ? f->fn(f->ctx) : ibc_barrier_run(in->b);
 }
 
+/* The mutant of the validation tests (IBC_CORRUPT, suite.h): rank mut
+ * leaves this barrier before the others entered it.  It enters and leaves
+ * as the check sees it, then every rank meets at the bootstrap's barrier,
+ * and only then do the others enter; the real barrier runs after, so the
+ * algorithm stays in step.  The check must report it. */
+static int leave_early(struct ibc_suite_op *o, struct bs_inst *in, int mut)
+{
+	struct ibc_boot *b = o->ctx->boot;
+	int rc;
+
+	if (b->rank == mut) {
+		(void)ibc_suite_corrupt(o, 0, 1, NULL, 0); /* says so in the log */
+		ibc_barrier_check_enter(in->chk);
+		(void)ibc_barrier_check_exit(in->chk);
+	}
+	rc = ibc_boot_barrier(b);
+	if (rc == IBC_OK && b->rank != mut)
+		ibc_barrier_check_enter(in->chk);
+	if (rc == IBC_OK)
+		rc = barrier_once(o);
+	ibc_harness_sample_end(o->h);
+	if (rc == IBC_OK && b->rank != mut)
+		(void)ibc_barrier_check_exit(in->chk);
+	return rc;
+}
+
 static int bs_run(struct ibc_suite_op *o)
 {
 	struct bs_inst *in = o->inst;
-	int rc;
+	int rc, mut;
 
 	if (in->chk == NULL)
 		return barrier_once(o);
+	mut = ibc_suite_corrupt_rank(o);
+	if (mut >= 0 && mut < o->ctx->boot->size)
+		return leave_early(o, in, mut);
 	ibc_barrier_check_enter(in->chk);
 	rc = barrier_once(o);
 	/* across hosts the check reads every peer's counter after the
@@ -173,6 +202,7 @@ static int bs_teardown(struct ibc_suite_op *o)
 static const struct ibc_suite_variant alg_variant = {
 	.timing = IBC_HARNESS_TIME_SLOWEST,
 	.usable = bs_usable, .setup = bs_setup, .run = bs_run, .validate = bs_validate,
+	.checked = "order",
 	.counters = counter_names, .counters_get = bs_counters, .extra = bs_extra,
 	.teardown = bs_teardown,
 };

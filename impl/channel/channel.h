@@ -112,6 +112,16 @@ int ibc_channel_completion(const struct ibc_xport_wc *wc);
 /* Reaps completions; put and get call it. */
 int ibc_channel_progress(struct ibc_channel *c);
 int ibc_channel_destroy(struct ibc_channel *c);      /* collective; frees c */
+/* For tests of the packet designs: leaves in the peer's ring what a write
+ * of the next record (len bytes of buf, one DATA record) leaves while it
+ * lands lowest address first, as Soft-RoCE places it, stopped short of its
+ * trailer: header, sequence word and payload in, and in the trailer's place
+ * a stale word equal to the record's sequence number (which the plain
+ * sequence trailer of before took for the trailer).  The record counts as
+ * not sent: the next put writes it whole.  Returns once the write has
+ * completed.  IBC_ERR_UNSUPPORTED for basic, IBC_ERR_INVAL when it does not
+ * fit at once. */
+int ibc_channel_test_torn_record(struct ibc_channel *c, const void *buf, size_t len);
 void ibc_channel_counters_get(const struct ibc_channel *c, struct ibc_channel_counters *out);
 
 /* Helpers for callers: put / get all of a buffer, spinning (with the

@@ -18,8 +18,9 @@
 
 enum ch_wr_kind { CH_WR_SIGNALED = 1, CH_WR_READ = 2 };
 
-/* packet records: header word = len (32) | type (8) | seq (24); DATA and
- * RNDV end with a trailer word = the full sequence number */
+/* packet records: header word = len (32) | type (8); sequence word; DATA
+ * and RNDV end with a trailer word = the sequence number mixed with the
+ * length and the receiving region's salt (channel_packet.c) */
 enum ch_rec { CH_REC_DATA = 1, CH_REC_WRAP = 2, CH_REC_RNDV = 3 };
 
 struct ibc_channel {
@@ -40,6 +41,7 @@ struct ibc_channel {
 	uint64_t head;        /* ring bytes used (monotonic) */
 	uint64_t tail_seen;   /* the peer's tail, as ch_pointer_read last accepted it */
 	uint64_t tx_seq;      /* records sent */
+	uint64_t tx_salt;     /* the peer's region's: its records' trailers */
 	uint32_t since_sig;   /* writes since the last signaled one */
 	uint32_t sig_every;
 	int outstanding;
@@ -54,6 +56,7 @@ struct ibc_channel {
 	uint64_t head_seen;   /* basic: the peer's head, as ch_pointer_read last accepted it */
 	uint64_t tail_sent;   /* last tail written to the peer */
 	uint64_t rx_seq;      /* next record expected */
+	uint64_t rx_salt;     /* this region's: the trailers of the records in it */
 	size_t rx_off;        /* bytes of the current record delivered */
 	uint64_t z_done;      /* rendezvous read to the end */
 	int read_done;        /* the pending read's completion arrived */
@@ -93,6 +96,10 @@ int ch_tail_update(struct ibc_channel *c, uint64_t threshold);
 int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,
 		  size_t maxpkt, int zcopy);
 int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered);
+/* a region's salt (from its descriptor: the same at both ends) */
+uint64_t ch_packet_salt(const struct ibc_xport_rdesc *rd);
+/* ibc_channel_test_torn_record's half-landed record */
+int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t len);
 
 extern const struct ibc_channel_design ibc_channel_basic;
 extern const struct ibc_channel_design ibc_channel_piggyback;

@@ -3,14 +3,24 @@
  *   header word: payload length (32 bits) | type (8)
  *   sequence word: the record's sequence number XOR a constant
  *   payload, padded to 8 bytes
- *   trailer word: the sequence number
+ *   trailer word: the sequence number mixed with the length and the salt of
+ *   the receiving region (trailer_of)
  *
  * A record is one RDMA write from the staging buffer, so its trailer lands
  * last (xport.h's last-word rule).  The receiver expects the next record at
  * its tail: it is there when the sequence word there is the one it expects,
  * the header gives a length that fits, the trailer at that length holds the
- * sequence number, and the header has not changed meanwhile (a header read
- * while the write was landing is never trusted).  Whatever the ring held
+ * trailer due, and the header has not changed meanwhile (a header read
+ * while the write was landing is never trusted).  The trailer is no plain
+ * sequence number: a record landing lowest address first (Soft-RoCE) has
+ * its header and sequence word in while its trailer's place still holds
+ * what an earlier lap left there, and a payload word equal to the sequence
+ * number (a counter, a small integer) passed for the plain trailer, so the
+ * receiver took a half-written record (ibc_channel_test_torn_record makes
+ * one; tests/channel/trailer.c).  Mixed with the length and the salt, a
+ * stale word matches by chance only (2^-64), and a header torn to another
+ * length points at a place whose word is not that length's trailer.  Two
+ * multiplications per record each side.  Whatever the ring held
  * from an earlier lap (old records, payload bytes) fails these checks, so
  * nothing is ever cleared: a payload would have to hold, 8-aligned, the
  * exact 64-bit words of a future record to pass for one (the channel is a
@@ -36,6 +46,8 @@
 
 #define PAD8(n) (((n) + 7) & ~(uint64_t)7)
 #define SEQ_MAGIC 0x9e3779b97f4a7c15ull
+#define TRAILER_K1 0xd6e8feb86659fd93ull
+#define TRAILER_K2 0xc2b2ae3d27d4eb4full
 #define REC_OVERHEAD 24 /* header, sequence word, trailer */
 /* the bytes a record's write carries, and the ring space it takes: records
  * start 16-aligned, so a WRAP record always fits before the end */
@@ -52,6 +64,21 @@ static uint64_t hdr_make(uint64_t len, unsigned type)
 	return (len & 0xffffffffull) | ((uint64_t)type << 32);
 }
 
+/* the trailer of record seq of len payload bytes in a region of this salt */
+static uint64_t trailer_of(uint64_t seq, uint64_t len, uint64_t salt)
+{
+	return ((seq ^ salt) * TRAILER_K1) ^ (len * TRAILER_K2);
+}
+
+uint64_t ch_packet_salt(const struct ibc_xport_rdesc *rd)
+{
+	uint64_t z = rd->addr ^ ((uint64_t)rd->rkey << 32) ^ ((uint64_t)rd->rank << 16) ^ SEQ_MAGIC;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 static uint64_t load_acq(const void *p)
 {
 	return atomic_load_explicit((const _Atomic uint64_t *)p, memory_order_acquire);
@@ -63,7 +90,8 @@ static int record_write(struct ibc_channel *c, unsigned type, const struct iovec
 {
 	uint64_t pos = c->head % c->R, need = REC_BYTES(len);
 	unsigned char *st = (unsigned char *)c->stage->addr + pos;
-	uint64_t hdr = hdr_make(len, type), sw = c->tx_seq ^ SEQ_MAGIC, trailer = c->tx_seq;
+	uint64_t hdr = hdr_make(len, type), sw = c->tx_seq ^ SEQ_MAGIC;
+	uint64_t trailer = trailer_of(c->tx_seq, len, c->tx_salt);
 	int rc;
 
 	memcpy(st, &hdr, 8);
@@ -252,7 +280,8 @@ int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 		need = REC_SPAN(len);
 		/* a header that does not fit may be one still landing: wait */
 		if (pos + REC_BYTES(len) > c->R || (type != CH_REC_DATA && type != CH_REC_RNDV) ||
-		    load_acq(payload + PAD8(len)) != c->rx_seq || load_acq(c->ring + pos) != hdr)
+		    load_acq(payload + PAD8(len)) != trailer_of(c->rx_seq, len, c->rx_salt) ||
+		    load_acq(c->ring + pos) != hdr)
 			break;
 		if (type == CH_REC_DATA) {
 			size_t take = len - c->rx_off < room - done ? len - c->rx_off : room - done;
@@ -298,5 +327,30 @@ int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 	*delivered = done;
 	if (rc == IBC_OK)
 		rc = ch_tail_update(c, c->p.lazy_bytes);
+	return rc;
+}
+
+int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t len)
+{
+	uint64_t pos, hdr = hdr_make(len, CH_REC_DATA), sw, stale;
+	unsigned char *st;
+	int rc;
+
+	if (!record_room(c, REC_SPAN(len), &rc))
+		return rc != IBC_OK ? rc : IBC_ERR_INVAL;
+	pos = c->head % c->R;
+	st = (unsigned char *)c->stage->addr + pos;
+	sw = c->tx_seq ^ SEQ_MAGIC;
+	stale = c->tx_seq;
+	memcpy(st, &hdr, 8);
+	memcpy(st + 8, &sw, 8);
+	memcpy(st + 16, buf, len);
+	memset(st + 16 + len, 0, PAD8(len) - len);
+	memcpy(st + 16 + PAD8(len), &stale, 8);
+	/* signaled, and waited for: its bytes are in the peer's ring on return */
+	c->since_sig = c->sig_every - 1;
+	rc = ch_write(c, st, c->stage->lkey, REC_BYTES(len), pos, 1);
+	while (rc == IBC_OK && c->outstanding > 0)
+		rc = ch_service(c);
 	return rc;
 }

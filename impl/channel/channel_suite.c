@@ -35,15 +35,26 @@ struct cs_arg {
 	size_t chunk, lazy;       /* 0: the design's default */
 };
 
+/* --validate: each message of an iteration has its own place in sbuf and
+ * rbuf (nmsg of them: the window's for a validated stream, else one), filled
+ * before the iteration (prepare) with the pattern of its source,
+ * destination, iteration and index (suite.h) and checked after it, in the
+ * next prepare or in validate: neither is in a timed interval.  A validated
+ * stream therefore sends from window buffers, not one (another cache
+ * footprint: its bandwidth is not the unvalidated run's). */
 struct cs_inst {
 	struct ibc_channel *ch;
-	unsigned char *sbuf, *rbuf;
+	unsigned char *sbuf, *rbuf;     /* nmsg messages of m bytes */
 	size_t m;
 	long window;
-	uint64_t it, bad;
+	long nmsg;
+	long done_iter;                 /* the iteration whose messages rbuf holds unchecked, or 0 */
+	uint64_t bad;                   /* wrong bytes received */
+	long bad_iter, bad_msg;         /* the first */
+	size_t bad_off;
 	/* rdma-write */
 	struct ibc_xport_mr *mr;        /* [window slots | ack word] remote writable */
-	struct ibc_xport_mr *src;       /* one slot, the source */
+	struct ibc_xport_mr *src;       /* nmsg slots, the sources */
 	struct ibc_xport_rdesc peer_rd;
 	size_t slot;                    /* PAD8(m) + 8 */
 	uint64_t seq;
@@ -61,28 +72,6 @@ long ibc_channel_suite_window(size_t bytes)
 	return w < 8 ? 8 : w > 64 ? 64 : w;
 }
 
-/* the test pattern of call it from rank r */
-static unsigned char pat(int r, uint64_t it, size_t i)
-{
-	return (unsigned char)((unsigned)r * 131u + (unsigned)it * 7u + (unsigned)i * 13u +
-			       (unsigned)(i >> 8));
-}
-
-static void fill(unsigned char *b, size_t m, int r, uint64_t it)
-{
-	for (size_t i = 0; i < m; i++)
-		b[i] = pat(r, it, i);
-}
-
-static uint64_t check(const unsigned char *b, size_t m, int r, uint64_t it)
-{
-	uint64_t bad = 0;
-
-	for (size_t i = 0; i < m; i++)
-		bad += b[i] != pat(r, it, i);
-	return bad;
-}
-
 static int cs_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long fanin,
 		     char *why, size_t cap)
 {
@@ -98,6 +87,103 @@ static int cs_teardown(struct ibc_suite_op *o);
 
 #define PAD8(n) (((n) + 7) & ~(size_t)7)
 
+static int fn_run(struct ibc_suite_op *o);
+
+/* the host MPI's variants carry their kernel, not a cs_arg */
+static const struct ibc_channel_suite_fn *fn_of(const struct ibc_suite_op *o)
+{
+	return o->v->run == fn_run ? o->v->arg : NULL;
+}
+
+static enum cs_kind kind_of(const struct ibc_suite_op *o)
+{
+	const struct ibc_channel_suite_fn *f = fn_of(o);
+
+	return f != NULL ? (f->bw ? CS_BW : CS_LAT) : arg_of(o)->kind;
+}
+
+/* The payload messages of an iteration this rank sends and receives (the
+ * bandwidth kernels' acks carry no payload). */
+static long msgs_sent(const struct ibc_suite_op *o, const struct cs_inst *in)
+{
+	enum cs_kind k = kind_of(o);
+
+	return k == CS_LAT ? 1 : k == CS_BIBW || o->ctx->x->rank == 0 ? in->window : 0;
+}
+
+static long msgs_received(const struct ibc_suite_op *o, const struct cs_inst *in)
+{
+	enum cs_kind k = kind_of(o);
+
+	return k == CS_LAT ? 1 : k == CS_BIBW || o->ctx->x->rank == 1 ? in->window : 0;
+}
+
+/* where message k is sent from and lands (rdma-write: its slots) */
+static unsigned char *msg_src(const struct cs_inst *in, long k)
+{
+	if (in->src != NULL)
+		return (unsigned char *)in->src->addr + (size_t)(k % in->nmsg) * in->slot;
+	return in->sbuf + (size_t)(k % in->nmsg) * in->m;
+}
+
+static const unsigned char *msg_dst(const struct cs_inst *in, long k)
+{
+	if (in->mr != NULL)
+		return (const unsigned char *)in->mr->addr + (size_t)k * in->slot;
+	return in->rbuf + (size_t)(k % in->nmsg) * in->m;
+}
+
+/* the messages of iteration in->done_iter that arrived here */
+static void received_check(struct ibc_suite_op *o, struct cs_inst *in)
+{
+	int me = o->ctx->x->rank;
+	long k, n = msgs_received(o, in);
+
+	for (k = 0; k < n && in->done_iter > 0; k++) {
+		size_t off = 0, bad = ibc_suite_pattern_check(
+			msg_dst(in, k), in->m,
+			ibc_suite_pattern_seed(1 - me, me, (uint64_t)in->done_iter, (uint64_t)k), &off);
+
+		if (bad > 0 && in->bad == 0) {
+			in->bad_iter = in->done_iter;
+			in->bad_msg = k;
+			in->bad_off = off;
+		}
+		in->bad += bad;
+	}
+	in->done_iter = 0;
+}
+
+/* untimed, before every iteration: last iteration's arrivals checked, this
+ * one's messages filled */
+static int cs_prepare(struct ibc_suite_op *o)
+{
+	struct cs_inst *in = o->inst;
+	int me = o->ctx->x->rank;
+	long k, n;
+
+	if (!o->ctx->cli->validate)
+		return IBC_OK;
+	received_check(o, in);
+	n = msgs_sent(o, in);
+	for (k = 0; k < n; k++) {
+		unsigned char *b = msg_src(in, k);
+
+		ibc_suite_pattern_fill(b, in->m,
+				       ibc_suite_pattern_seed(me, 1 - me, (uint64_t)o->iter, (uint64_t)k));
+		(void)ibc_suite_corrupt(o, k, n, b, in->m);
+	}
+	return IBC_OK;
+}
+
+/* after a run: what arrived is checked before the next one */
+static int arrived(struct ibc_suite_op *o, struct cs_inst *in, int rc)
+{
+	if (rc == IBC_OK && o->ctx->cli->validate && !o->in_b2b)
+		in->done_iter = o->iter;
+	return rc;
+}
+
 static int raw_setup(struct ibc_suite_op *o, struct cs_inst *in)
 {
 	struct ibc_xport *x = o->ctx->x;
@@ -108,7 +194,8 @@ static int raw_setup(struct ibc_suite_op *o, struct cs_inst *in)
 	rc = ibc_xport_mr_alloc(x, in->slot * (size_t)(in->window > 0 ? in->window : 1) + 64,
 				IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE, &in->mr);
 	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, in->slot, IBC_XPORT_ACCESS_LOCAL_WRITE, &in->src);
+		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)in->nmsg, IBC_XPORT_ACCESS_LOCAL_WRITE,
+					&in->src);
 	if (rc == IBC_OK)
 		rc = ibc_xport_rdesc_allgather(x, &in->mr->rdesc, all);
 	if (rc == IBC_OK)
@@ -118,12 +205,9 @@ static int raw_setup(struct ibc_suite_op *o, struct cs_inst *in)
 	return rc;
 }
 
-static int fn_run(struct ibc_suite_op *o);
-
 static int cs_setup(struct ibc_suite_op *o)
 {
-	/* the host MPI's variants carry their kernel, not a cs_arg */
-	const struct cs_arg *a = o->v->run == fn_run ? NULL : arg_of(o);
+	const struct cs_arg *a = fn_of(o) != NULL ? NULL : arg_of(o);
 	struct cs_inst *in = calloc(1, sizeof(*in));
 	struct ibc_xport *x = o->ctx->x;
 	int rc = IBC_OK;
@@ -132,15 +216,15 @@ static int cs_setup(struct ibc_suite_op *o)
 		return IBC_ERR_NOMEM;
 	o->inst = in;
 	in->m = o->pt->bytes > 0 ? o->pt->bytes : 1;
-	in->window = a == NULL ? (o->v->flags & IBC_SUITE_V_NO_B2B ? ibc_channel_suite_window(in->m) : 0)
-			       : a->kind == CS_LAT ? 0 : ibc_channel_suite_window(in->m);
-	if (posix_memalign((void **)&in->sbuf, 4096, in->m) ||
-	    posix_memalign((void **)&in->rbuf, 4096, in->m)) {
+	in->window = kind_of(o) == CS_LAT ? 0 : ibc_channel_suite_window(in->m);
+	in->nmsg = o->ctx->cli->validate && in->window > 0 ? in->window : 1;
+	if (posix_memalign((void **)&in->sbuf, 4096, in->m * (size_t)in->nmsg) ||
+	    posix_memalign((void **)&in->rbuf, 4096, in->m * (size_t)in->nmsg)) {
 		(void)cs_teardown(o);
 		return IBC_ERR_NOMEM;
 	}
-	memset(in->sbuf, 1, in->m);
-	memset(in->rbuf, 0, in->m);
+	memset(in->sbuf, 1, in->m * (size_t)in->nmsg);
+	memset(in->rbuf, 0, in->m * (size_t)in->nmsg);
 	if (a != NULL && a->design != NULL) {
 		struct ibc_channel_params cp;
 
@@ -161,28 +245,16 @@ static int cs_setup(struct ibc_suite_op *o)
 	return rc;
 }
 
-static int cs_prepare(struct ibc_suite_op *o)
-{
-	struct cs_inst *in = o->inst;
-
-	in->it++;
-	if (o->ctx->cli->validate && o->ctx->x->rank == 0)
-		fill(in->sbuf, in->m, 0, in->it);
-	return IBC_OK;
-}
-
 /* ---------------------------------------------------- raw RDMA writes -- */
 
-/* m bytes and the trailer (seq) as one write into slot k of the peer */
-static int raw_write(struct ibc_xport *x, struct cs_inst *in, const unsigned char *data, long k,
-		     int signaled)
+/* source slot k (its m bytes, as prepare left them, and the trailer: seq)
+ * as one write into slot k of the peer */
+static int raw_write(struct ibc_xport *x, struct cs_inst *in, long k, int signaled)
 {
-	unsigned char *s = in->src->addr;
+	unsigned char *s = msg_src(in, k);
 	struct ibc_xport_sge sge = { (uintptr_t)s, (uint32_t)in->slot, in->src->lkey };
 	uint64_t seq = in->seq;
 
-	if (data != NULL)
-		memcpy(s, data, in->m);
 	memcpy(s + in->slot - 8, &seq, 8);
 	return ibc_xport_write(x, 1 - x->rank, &sge, 1, in->peer_rd.addr + (uint64_t)k * in->slot,
 			       in->peer_rd.rkey,
@@ -212,30 +284,22 @@ static int raw_wait(struct ibc_xport *x, struct cs_inst *in, long k)
 				  in->seq, WAIT_NS, NULL);
 }
 
+/* rank 0 writes, rank 1 answers with its own message when rank 0's is in */
 static int raw_lat(struct ibc_suite_op *o, struct cs_inst *in)
 {
 	struct ibc_xport *x = o->ctx->x;
-	int rc;
+	int rc = IBC_OK;
 
 	in->seq++;
-	if (x->rank == 0) {
-		rc = raw_write(x, in, o->ctx->cli->validate ? in->sbuf : NULL, 0, 1);
-		if (rc == IBC_OK)
-			rc = raw_reap(x);
-		if (rc == IBC_OK)
-			rc = raw_wait(x, in, 0);
-		if (rc == IBC_OK && o->ctx->cli->validate && !o->in_b2b) {
-			ibc_harness_sample_end(o->h);
-			in->bad += check(in->mr->addr, in->m, 0, in->it);
-		}
-		return rc;
-	}
-	rc = raw_wait(x, in, 0);
-	if (rc == IBC_OK) /* echo what came */
-		rc = raw_write(x, in, in->mr->addr, 0, 1);
+	if (x->rank == 1)
+		rc = raw_wait(x, in, 0);
+	if (rc == IBC_OK)
+		rc = raw_write(x, in, 0, 1);
 	if (rc == IBC_OK)
 		rc = raw_reap(x);
-	return rc;
+	if (rc == IBC_OK && x->rank == 0)
+		rc = raw_wait(x, in, 0);
+	return arrived(o, in, rc);
 }
 
 static int raw_bw(struct ibc_suite_op *o, struct cs_inst *in)
@@ -252,7 +316,7 @@ static int raw_bw(struct ibc_suite_op *o, struct cs_inst *in)
 		for (k = 0; k < in->window && rc == IBC_OK; k++) {
 			int s = (k % 16) == 15 || k == in->window - 1;
 
-			rc = raw_write(x, in, k == 0 && o->ctx->cli->validate ? in->sbuf : NULL, k, s);
+			rc = raw_write(x, in, k, s);
 			sig += s;
 		}
 		while (rc == IBC_OK && sig-- > 0)
@@ -277,31 +341,23 @@ static int raw_bw(struct ibc_suite_op *o, struct cs_inst *in)
 		if (rc == IBC_OK)
 			rc = raw_reap(x);
 	}
-	if (rc == IBC_OK && o->ctx->cli->validate)
-		in->bad += check(in->mr->addr, in->m, 0, in->it);
-	return rc;
+	return arrived(o, in, rc);
 }
 
 /* ------------------------------------------------------------ channel -- */
 
+/* rank 0 sends, rank 1 answers with its own message when rank 0's is in */
 static int ch_lat(struct ibc_suite_op *o, struct cs_inst *in)
 {
-	int rank = o->ctx->x->rank, rc;
+	int rank = o->ctx->x->rank, rc = IBC_OK;
 
-	if (rank == 0) {
-		rc = ibc_channel_send_all(in->ch, in->sbuf, in->m, WAIT_NS);
-		if (rc == IBC_OK)
-			rc = ibc_channel_recv_all(in->ch, in->rbuf, in->m, WAIT_NS);
-		if (rc == IBC_OK && o->ctx->cli->validate && !o->in_b2b) {
-			ibc_harness_sample_end(o->h);
-			in->bad += check(in->rbuf, in->m, 0, in->it);
-		}
-		return rc;
-	}
-	rc = ibc_channel_recv_all(in->ch, in->rbuf, in->m, WAIT_NS);
+	if (rank == 1)
+		rc = ibc_channel_recv_all(in->ch, in->rbuf, in->m, WAIT_NS);
 	if (rc == IBC_OK)
-		rc = ibc_channel_send_all(in->ch, in->rbuf, in->m, WAIT_NS);
-	return rc;
+		rc = ibc_channel_send_all(in->ch, in->sbuf, in->m, WAIT_NS);
+	if (rc == IBC_OK && rank == 0)
+		rc = ibc_channel_recv_all(in->ch, in->rbuf, in->m, WAIT_NS);
+	return arrived(o, in, rc);
 }
 
 static int ch_bw(struct ibc_suite_op *o, struct cs_inst *in)
@@ -313,28 +369,27 @@ static int ch_bw(struct ibc_suite_op *o, struct cs_inst *in)
 
 	if (rank == 0) {
 		for (k = 0; k < in->window && rc == IBC_OK; k++)
-			rc = ibc_channel_send_all(in->ch, in->sbuf, in->m, WAIT_NS);
+			rc = ibc_channel_send_all(in->ch, msg_src(in, k), in->m, WAIT_NS);
 		if (rc == IBC_OK)
 			rc = ibc_channel_recv_all(in->ch, &ack, 1, WAIT_NS);
 		ibc_harness_sample_set(o->h, (ibc_timer_now_us() - t0) / (double)in->window);
 		return rc;
 	}
 	for (k = 0; k < in->window && rc == IBC_OK; k++)
-		rc = ibc_channel_recv_all(in->ch, in->rbuf, in->m, WAIT_NS);
+		rc = ibc_channel_recv_all(in->ch, in->rbuf + (size_t)(k % in->nmsg) * in->m, in->m,
+					  WAIT_NS);
 	if (rc == IBC_OK)
 		rc = ibc_channel_send_all(in->ch, &ack, 1, WAIT_NS);
-	/* the last message, after the ack: not in rank 0's time */
-	if (rc == IBC_OK && o->ctx->cli->validate)
-		in->bad += check(in->rbuf, in->m, 0, in->it);
-	return rc;
+	return arrived(o, in, rc);
 }
 
-/* both ways at once: put and get without waiting, until the window is done */
+/* both ways at once: put and get without waiting, until the window is done;
+ * a put or get never crosses a message's end */
 static int ch_bibw(struct ibc_suite_op *o, struct cs_inst *in)
 {
 	struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(WAIT_NS);
 	double t0 = ibc_timer_now_us();
-	size_t want = in->m * (size_t)in->window, sent = 0, got = 0;
+	size_t want = in->m * (size_t)in->window, sent = 0, got = 0, span = in->m * (size_t)in->nmsg;
 	unsigned long polls = 0;
 	int rc = IBC_OK;
 
@@ -342,15 +397,13 @@ static int ch_bibw(struct ibc_suite_op *o, struct cs_inst *in)
 		size_t acc = 0, n = 0;
 
 		if (sent < want) {
-			size_t off = sent % in->m;
-			struct iovec v = { in->sbuf + off, in->m - off };
+			struct iovec v = { in->sbuf + sent % span, in->m - sent % in->m };
 
 			rc = ibc_channel_put(in->ch, &v, 1, &acc);
 			sent += acc;
 		}
 		if (rc == IBC_OK && got < want) {
-			size_t off = got % in->m;
-			struct iovec v = { in->rbuf + off, in->m - off };
+			struct iovec v = { in->rbuf + got % span, in->m - got % in->m };
 
 			rc = ibc_channel_get(in->ch, &v, 1, &n);
 			got += n;
@@ -362,7 +415,7 @@ static int ch_bibw(struct ibc_suite_op *o, struct cs_inst *in)
 		}
 	}
 	ibc_harness_sample_set(o->h, (ibc_timer_now_us() - t0) / (double)in->window);
-	return rc;
+	return arrived(o, in, rc);
 }
 
 static int cs_run(struct ibc_suite_op *o)
@@ -390,18 +443,12 @@ static int fn_run(struct ibc_suite_op *o)
 	const struct ibc_channel_suite_fn *f = o->v->arg;
 	struct cs_inst *in = o->inst;
 	double t0 = ibc_timer_now_us();
-	int rc = f->fn(f->ctx, in->sbuf, in->rbuf, in->m, f->bw ? in->window : 0);
+	int rc = f->fn(f->ctx, in->sbuf, in->rbuf, in->m, f->bw ? in->window : 0,
+		       in->nmsg > 1 ? in->m : 0);
 
-	if (rc != IBC_OK)
-		return rc;
-	if (f->bw && o->ctx->x->rank == 0)
+	if (rc == IBC_OK && f->bw && o->ctx->x->rank == 0)
 		ibc_harness_sample_set(o->h, (ibc_timer_now_us() - t0) / (double)in->window);
-	if (o->ctx->cli->validate && !o->in_b2b && (f->bw ? o->ctx->x->rank == 1
-							  : o->ctx->x->rank == 0)) {
-		ibc_harness_sample_end(o->h);
-		in->bad += check(in->rbuf, in->m, 0, in->it);
-	}
-	return IBC_OK;
+	return arrived(o, in, rc);
 }
 
 static int cs_validate(struct ibc_suite_op *o)
@@ -409,9 +456,11 @@ static int cs_validate(struct ibc_suite_op *o)
 	struct cs_inst *in = o->inst;
 	int agreed, rc;
 
+	received_check(o, in);
 	if (in->bad > 0)
-		ibc_error("channel %s rank %d: %llu wrong bytes at %zu bytes per message", o->v->name,
-			  o->ctx->x->rank, (unsigned long long)in->bad, in->m);
+		ibc_error("channel %s rank %d: %llu wrong bytes at %zu bytes per message; the first "
+			  "at byte %zu of message %ld of iteration %ld", o->v->name, o->ctx->x->rank,
+			  (unsigned long long)in->bad, in->m, in->bad_off, in->bad_msg, in->bad_iter);
 	rc = ibc_boot_agree(o->ctx->boot, in->bad > 0 ? IBC_ERR_VALIDATE : IBC_OK, &agreed);
 	return rc != IBC_OK ? rc : agreed;
 }
@@ -473,7 +522,7 @@ static int cs_teardown(struct ibc_suite_op *o)
 static const struct ibc_suite_variant tmpl = {
 	.timing = IBC_HARNESS_TIME_ROOT,
 	.usable = cs_usable, .setup = cs_setup, .prepare = cs_prepare, .run = cs_run,
-	.validate = cs_validate, .counters = counter_names, .counters_get = cs_counters,
+	.validate = cs_validate, .checked = "bytes", .counters = counter_names, .counters_get = cs_counters,
 	.extra = cs_extra, .teardown = cs_teardown,
 };
 
@@ -514,6 +563,8 @@ static size_t add(struct ibc_suite_variant *out, size_t cap, size_t n, const str
 		out[n].flags = IBC_SUITE_V_NO_B2B;
 	}
 	if (a->design == NULL) {
+		/* raw writes land straight in the peer's slots */
+		out[n].flags |= IBC_SUITE_V_ONE_SIDED;
 		out[n].counters = NULL;
 		out[n].counters_get = NULL;
 	}

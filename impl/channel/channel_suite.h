@@ -13,17 +13,21 @@
  * and piggyback-bw-l1k .. -l128k (the lazy tail threshold; the default is a
  * quarter of the ring); the upper line rdma-write / rdma-write-bw, raw RDMA
  * writes with no channel (the message's last word polled, as the channel's
- * trailers are).  --validate checks every byte received. */
+ * trailers are).  --validate checks every byte of every message. */
 #ifndef IBC_CHANNEL_SUITE_H
 #define IBC_CHANNEL_SUITE_H
 
 #include "suite/suite.h"
 
-/* A host-MPI kernel: fn(ctx, buf, bytes, window) runs one iteration (a
- * ping-pong when window == 0, else a window of messages and an ack) and
- * returns IBC_OK; rank 0's elapsed time is the sample. */
+/* A host-MPI kernel: fn(ctx, sbuf, rbuf, bytes, window, stride) runs one
+ * iteration and returns IBC_OK; rank 0's elapsed time is the sample.
+ * window == 0: a ping-pong, rank 0 sends sbuf, rank 1 receives it into rbuf
+ * and answers with its own sbuf, which rank 0 receives into rbuf.
+ * window > 0: rank 0 sends window messages, message k from sbuf + k * stride,
+ * rank 1 receives message k into rbuf + k * stride (stride 0: all from and
+ * into one buffer), then an ack. */
 struct ibc_channel_suite_fn {
-	int (*fn)(void *ctx, void *sbuf, void *rbuf, size_t bytes, long window);
+	int (*fn)(void *ctx, void *sbuf, void *rbuf, size_t bytes, long window, size_t stride);
 	void *ctx;
 	int bw;    /* 1: a windowed bandwidth kernel */
 };

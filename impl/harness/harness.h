@@ -113,6 +113,8 @@ struct ibc_harness_op {
 	/* After the timed iterations when params.validate is set; optional.
 	 * Collective; an error marks the row (extra valid=0) and fails the run. */
 	int (*validate)(struct ibc_harness *h, void *arg);
+	/* what validate checks, written beside valid= as checked=<this>; optional */
+	const char *checked;
 	/* Suite counters "k=v;k=v" for this point's row; optional.  Called on
 	 * every rank after the timed iterations (reduce across ranks inside if
 	 * needed); rank 0's text goes into the row. */

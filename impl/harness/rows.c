@@ -214,6 +214,8 @@ int ibc_harness_row_write(struct ibc_harness *h, struct op_state *s, struct op_s
 			     s->win_us, s->late_tol_us, s->late, s->late_iters);
 	if (s->valid >= 0)
 		extra_append(extra, sizeof(extra), "valid=%d", s->valid);
+	if (s->valid >= 0 && op->checked != NULL)
+		extra_append(extra, sizeof(extra), "checked=%s", op->checked);
 	if (s->extra[0] != '\0')
 		extra_append(extra, sizeof(extra), "%s", s->extra);
 

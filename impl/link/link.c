@@ -83,16 +83,23 @@ struct link_inst {
 	int lat_n;
 	struct ibc_link_perftest_result pt; /* perftest's numbers (rank 0) */
 	long pt_next;
+	/* --validate: each message of a burst or stream its own slot of vmr
+	 * (the sources on rank 0, the targets on rank 1; nmsg of them, else
+	 * nmsg = 1 and the kernel's area), filled before the iteration and
+	 * checked after it (prepare, validate: untimed) */
+	struct ibc_xport_mr *vmr;
+	struct ibc_xport_rdesc vpeer;  /* the peer's vmr */
+	struct ibc_xport_sge *sges;    /* the burst's, one per write */
+	long nmsg;
+	long done_iter;                /* the iteration whose arrivals are unchecked, or 0 */
+	uint64_t bad;                  /* wrong bytes received */
+	long bad_iter, bad_msg;        /* the first */
+	size_t bad_off;
 };
 
 static enum kind kind_of(const struct ibc_suite_op *o)
 {
 	return (enum kind)(intptr_t)o->v->arg;
-}
-
-static unsigned char pattern(size_t bytes, size_t i)
-{
-	return (unsigned char)(bytes * 7 + i * 13 + 1);
 }
 
 static int wc_wait(struct link *L, int cq, const char *what)
@@ -356,6 +363,17 @@ static int run_read_lat(struct link_inst *in)
 	return rc;
 }
 
+/* a validated burst's or stream's write k: from rank 0's slot k into rank
+ * 1's slot k */
+static void msg_wr_slot(const struct link_inst *in, struct ibc_xport_wr *wr,
+			struct ibc_xport_sge *sge, long k)
+{
+	sge->addr = (uint64_t)(uintptr_t)in->vmr->addr + (uint64_t)k * in->bytes;
+	sge->lkey = in->vmr->lkey;
+	wr->remote_addr = in->vpeer.addr + (uint64_t)k * in->bytes;
+	wr->rkey = in->vpeer.rkey;
+}
+
 /* The bandwidth kernels' writes, built once per point (setup): the burst's
  * --window writes, the last signaled; the stream's template. */
 static int bw_wrs_build(struct link_inst *in, long n)
@@ -364,7 +382,8 @@ static int bw_wrs_build(struct link_inst *in, long n)
 
 	in->sge = tx_sge(in);
 	in->wr = calloc((size_t)n, sizeof(*in->wr));
-	if (in->wr == NULL)
+	in->sges = calloc((size_t)n, sizeof(*in->sges));
+	if (in->wr == NULL || in->sges == NULL)
 		return IBC_ERR_NOMEM;
 	for (long i = 0; i < n; i++) {
 		struct ibc_xport_wr *wr = &in->wr[i];
@@ -374,9 +393,12 @@ static int bw_wrs_build(struct link_inst *in, long n)
 		wr->flags = i == n - 1 ? IBC_XPORT_WR_SIGNALED : 0;
 		wr->peer = L->peer;
 		wr->num_sge = 1;
-		wr->sge = &in->sge;
+		in->sges[i] = in->sge;
+		wr->sge = &in->sges[i];
 		wr->remote_addr = remote(L, in->a->rx);
 		wr->rkey = L->rd[L->peer].rkey;
+		if (in->nmsg > 1) /* validated: write i from and into slot i */
+			msg_wr_slot(in, wr, &in->sges[i], i);
 	}
 	return IBC_OK;
 }
@@ -416,6 +438,8 @@ static int run_write_bw_stream(struct link_inst *in)
 			wr->wr_id = (uint64_t)posted;
 			wr->flags = posted % cq_mod == cq_mod - 1 || posted == in->msgs - 1 ?
 					    IBC_XPORT_WR_SIGNALED : 0;
+			if (in->nmsg > 1)
+				msg_wr_slot(in, wr, &in->sges[0], posted);
 			rc = ibc_xport_post(L->x, wr, 1, &one);
 			if (rc != IBC_OK)
 				return rc;
@@ -470,6 +494,7 @@ static int v_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varian
 
 static int v_teardown(struct ibc_suite_op *o);
 static int v_setup_kernel(struct ibc_suite_op *o, struct link_inst *in);
+static int slots_setup(struct link_inst *in, long n);
 
 static int v_setup(struct ibc_suite_op *o)
 {
@@ -506,8 +531,7 @@ static int v_setup_kernel(struct ibc_suite_op *o, struct link_inst *in)
 	size_t bytes = in->bytes;
 	int rc = IBC_OK;
 
-	for (size_t i = 0; i < bytes; i++)
-		in->a->tx[i] = pattern(bytes, i);
+	in->nmsg = 1;
 	if (k == K_WRITE_LAT_LASTBYTE)
 		in->a->rx[bytes - 1] = 0; /* the peer's first round writes 1 there */
 	if (k == K_WRITE_LAT || k == K_WRITE_LAT_LASTBYTE || k == K_WRITE_LAT_IMM)
@@ -536,7 +560,33 @@ static int v_setup_kernel(struct ibc_suite_op *o, struct link_inst *in)
 		in->t = calloc((size_t)in->cap, sizeof(double));
 		if (in->t == NULL)
 			return IBC_ERR_NOMEM;
-		rc = bw_wrs_build(in, k == K_WRITE_BW_BURST ? opt_window : 1);
+		if (o->ctx->cli->validate && bytes > 0)
+			rc = slots_setup(in, k == K_WRITE_BW_BURST ? opt_window : in->msgs);
+		if (rc == IBC_OK)
+			rc = bw_wrs_build(in, k == K_WRITE_BW_BURST ? opt_window : 1);
+	}
+	return rc;
+}
+
+/* a validated burst or stream: n slots of the size, rank 0's the sources,
+ * rank 1's the targets (collective: both ranks) */
+static int slots_setup(struct link_inst *in, long n)
+{
+	struct link *L = in->L;
+	struct ibc_xport_rdesc all[2];
+	size_t len = (size_t)n * in->bytes;
+	int rc;
+
+	rc = ibc_xport_mr_alloc(L->x, len, IBC_XPORT_ACCESS_ALL, &in->vmr);
+	if (rc != IBC_OK) {
+		ibc_error("link: --validate: %ld messages of %zu bytes, each in its own slot (%zu "
+			  "MiB): %s", n, in->bytes, len >> 20, ibc_status_str(rc));
+		return rc;
+	}
+	rc = ibc_xport_rdesc_allgather(L->x, &in->vmr->rdesc, all);
+	if (rc == IBC_OK) {
+		in->vpeer = all[L->peer];
+		in->nmsg = n;
 	}
 	return rc;
 }
@@ -583,30 +633,101 @@ static int v_run(struct ibc_suite_op *o)
 	}
 }
 
-/* the payload that arrived last is the peer's pattern for this size */
-static int v_validate(struct ibc_suite_op *o)
+/* ------------------------------------------------------------ validation -- */
+
+/* The payload messages of an iteration that rank sends: a ping-pong's one
+ * each way, read-lat's one from rank 1 (the data rank 0 reads), a burst's
+ * or a stream's from rank 0; what the other rank receives. */
+static long msgs_from(const struct link_inst *in, enum kind k, int rank)
+{
+	switch (k) {
+	case K_READ_LAT:
+		return rank == 1;
+	case K_WRITE_BW_BURST:
+		return rank == 0 ? opt_window : 0;
+	case K_WRITE_BW_STREAM:
+		return rank == 0 ? in->msgs : 0;
+	default:
+		return 1;
+	}
+}
+
+/* payload bytes checked: write-lat-lastbyte's last byte is the round's
+ * counter, which its wait compares */
+static size_t msg_len(const struct link_inst *in, enum kind k)
+{
+	return k == K_WRITE_LAT_LASTBYTE && in->bytes > 0 ? in->bytes - 1 : in->bytes;
+}
+
+/* message m of an iteration: where it is sent from (tx) and lands (rx) */
+static unsigned char *msg_at(const struct link_inst *in, long m, int tx)
+{
+	if (in->nmsg > 1)
+		return (unsigned char *)in->vmr->addr + (size_t)m * in->bytes;
+	return tx ? in->a->tx : in->a->rx;
+}
+
+static void received_check(struct ibc_suite_op *o, struct link_inst *in)
+{
+	struct link *L = in->L;
+	enum kind k = kind_of(o);
+	long m, n = msgs_from(in, k, L->peer);
+
+	for (m = 0; m < n && in->done_iter > 0; m++) {
+		size_t off = 0, bad = ibc_suite_pattern_check(
+			msg_at(in, m, 0), msg_len(in, k),
+			ibc_suite_pattern_seed(L->peer, L->rank, (uint64_t)in->done_iter, (uint64_t)m),
+			&off);
+
+		if (bad > 0 && in->bad == 0) {
+			in->bad_iter = in->done_iter;
+			in->bad_msg = m;
+			in->bad_off = off;
+		}
+		in->bad += bad;
+	}
+	in->done_iter = 0;
+}
+
+/* untimed, before every iteration (the ranks lined up around it:
+ * IBC_SUITE_V_ONE_SIDED): the last iteration's arrivals checked, this one's
+ * messages filled */
+static int v_prepare(struct ibc_suite_op *o)
 {
 	struct link_inst *in = o->inst;
 	struct link *L = in->L;
 	enum kind k = kind_of(o);
-	const unsigned char *got;
-	size_t n = in->bytes;
+	long m, n;
 
-	if (L->rank > 1 || k == K_PT_LAT || k == K_PT_BW)
-		return IBC_OK; /* perftest's own data */
-	got = in->a->rx;
-	if (k == K_WRITE_BW_BURST || k == K_WRITE_BW_STREAM || k == K_READ_LAT)
-		if (L->rank == (k == K_READ_LAT ? 1 : 0))
-			return IBC_OK; /* the side that only gave its data */
-	if (k == K_WRITE_LAT_LASTBYTE && n > 0)
-		n--; /* the last byte is the round's counter */
-	for (size_t i = 0; i < n; i++)
-		if (got[i] != pattern(in->bytes, i)) {
-			ibc_error("link: %s: validation: byte %zu of %zu is wrong", o->v->name, i,
-				  in->bytes);
-			return IBC_ERR_VALIDATE;
-		}
+	if (!o->ctx->cli->validate || L->rank > 1)
+		return IBC_OK;
+	received_check(o, in);
+	n = msgs_from(in, k, L->rank);
+	for (m = 0; m < n; m++) {
+		unsigned char *b = msg_at(in, m, 1);
+
+		ibc_suite_pattern_fill(b, msg_len(in, k),
+				       ibc_suite_pattern_seed(L->rank, L->peer, (uint64_t)o->iter,
+							      (uint64_t)m));
+		(void)ibc_suite_corrupt(o, m, n, b, msg_len(in, k));
+	}
+	in->done_iter = o->iter; /* what arrives in it is checked next time */
 	return IBC_OK;
+}
+
+static int v_validate(struct ibc_suite_op *o)
+{
+	struct link_inst *in = o->inst;
+
+	if (in->L->rank > 1)
+		return IBC_OK;
+	received_check(o, in);
+	if (in->bad == 0)
+		return IBC_OK;
+	ibc_error("link: %s rank %d: %llu wrong bytes at %zu bytes per message; the first at byte "
+		  "%zu of message %ld of iteration %ld", o->v->name, in->L->rank,
+		  (unsigned long long)in->bad, in->bytes, in->bad_off, in->bad_msg, in->bad_iter);
+	return IBC_ERR_VALIDATE;
 }
 
 static int v_extra(struct ibc_suite_op *o, char *buf, size_t cap)
@@ -662,8 +783,11 @@ static int v_teardown(struct ibc_suite_op *o)
 	struct link_inst *in = o->inst;
 
 	if (in != NULL) {
+		if (in->vmr != NULL)
+			(void)ibc_xport_mr_dereg(in->L->x, in->vmr);
 		free(in->t);
 		free(in->wr);
+		free(in->sges);
 		ibc_link_perftest_result_free(&in->pt);
 		free(in);
 	}
@@ -671,11 +795,18 @@ static int v_teardown(struct ibc_suite_op *o)
 	return IBC_OK;
 }
 
+/* ibchar's kernels: validated (peers write into each other's buffers) */
 #define LINK_VARIANT(nm, k, impl_, flags_, scale_, desc_) \
-	{ .name = nm, .impl = impl_, .desc = desc_, .flags = flags_, \
+	{ .name = nm, .impl = impl_, .desc = desc_, .flags = (flags_) | IBC_SUITE_V_ONE_SIDED, \
 	  .timing = IBC_HARNESS_TIME_ROOT, .scale = scale_, .arg = (const void *)(intptr_t)(k), \
-	  .usable = v_usable, .setup = v_setup, .run = v_run, .validate = v_validate, \
-	  .extra = v_extra, .teardown = v_teardown }
+	  .usable = v_usable, .setup = v_setup, .prepare = v_prepare, .run = v_run, \
+	  .validate = v_validate, .checked = "bytes", .extra = v_extra, .teardown = v_teardown }
+/* perftest's: its own data, not checked here (no valid key) */
+#define PT_VARIANT(nm, k, flags_, desc_) \
+	{ .name = nm, .impl = "perftest", .desc = desc_, .flags = flags_, \
+	  .timing = IBC_HARNESS_TIME_ROOT, .scale = 1.0, .arg = (const void *)(intptr_t)(k), \
+	  .usable = v_usable, .setup = v_setup, .run = v_run, .extra = v_extra, \
+	  .teardown = v_teardown }
 
 static const struct ibc_suite_variant variants[] = {
 	LINK_VARIANT("write-lat", K_WRITE_LAT, NULL, 0, 0.5,
@@ -690,10 +821,10 @@ static const struct ibc_suite_variant variants[] = {
 		     "a burst of --window writes per iteration; time per message"),
 	LINK_VARIANT("write-bw-stream", K_WRITE_BW_STREAM, NULL, IBC_SUITE_V_NO_B2B, 1.0,
 		     "as ib_write_bw: a stream with --window writes in flight; time per message"),
-	LINK_VARIANT("write-lat-lastbyte", K_PT_LAT, "perftest", IBC_SUITE_V_NO_B2B, 1.0,
-		     "perftest's ib_write_lat -U samples (with --perftest, verbs)"),
-	LINK_VARIANT("write-bw-stream", K_PT_BW, "perftest", IBC_SUITE_V_NO_B2B | IBC_SUITE_V_ONE_FIGURE,
-		     1.0, "perftest's ib_write_bw average as time per message (with --perftest, verbs)"),
+	PT_VARIANT("write-lat-lastbyte", K_PT_LAT, IBC_SUITE_V_NO_B2B,
+		   "perftest's ib_write_lat -U samples (with --perftest, verbs)"),
+	PT_VARIANT("write-bw-stream", K_PT_BW, IBC_SUITE_V_NO_B2B | IBC_SUITE_V_ONE_FIGURE,
+		   "perftest's ib_write_bw average as time per message (with --perftest, verbs)"),
 };
 
 /* ---------------------------------------------------------------- suite ---- */

@@ -30,13 +30,35 @@ struct lk_arg {
 	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
 };
 
+/* --validate: every message of an iteration has its own source slot (one
+ * per destination and index, kmax indices: PRTT's n messages, else 1) and
+ * lands in its own slot of the receiver (one per source and index), filled
+ * before the iteration with the pattern of its source, destination,
+ * iteration and index (suite.h; its last byte, the arrival flag of a write,
+ * with the low bit set) and checked after it (prepare, validate: untimed,
+ * the ranks lined up around it: IBC_SUITE_V_ONE_SIDED); a write's flag is
+ * then cleared there, not in the timed wait.  Unvalidated, every message
+ * goes from one buffer of ones and into the slot of its source. */
 struct lk_inst {
-	struct ibc_xport_mr *mr;      /* N slots: writes land in the writer's slot, receives too */
-	struct ibc_xport_mr *src;     /* the message (its last byte 1) */
+	struct ibc_xport_mr *mr;      /* N * kmax slots: writes land at the end of the writer's, receives at the start */
+	struct ibc_xport_mr *src;     /* the message(s): one slot, or N * kmax validated */
 	struct ibc_xport_rdesc *rd;   /* every rank's mr */
 	size_t m, slot;
 	int p;
+	int kmax;                     /* messages from one rank to another per iteration with their own slot */
+	int validate;
 	double d_us;                  /* PRTT's delay */
+	long done_iter;               /* the iteration whose arrivals are unchecked, or 0 */
+	uint64_t bad;                 /* wrong bytes received */
+	long bad_iter;                /* the first */
+	int bad_from, bad_k;
+	size_t bad_off;
+	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
+};
+
+/* a message of an iteration as one end sees it */
+struct lk_msg {
+	int peer, k, write;
 };
 
 static const struct lk_arg *arg_of(const struct ibc_suite_op *o)
@@ -61,12 +83,18 @@ static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 	return IBC_OK;
 }
 
-/* the message of this rank into peer's slot of this rank (WRITE) or to its
- * next receive (SEND) */
-static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
-		   int peer, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr)
+/* the offset of slot (from, k) in mr; of (to, k) in src */
+static size_t slot_of(const struct lk_inst *in, int rank, int k)
 {
-	sge->addr = (uintptr_t)in->src->addr;
+	return ((size_t)rank * (size_t)in->kmax + (size_t)(k % in->kmax)) * in->slot;
+}
+
+/* the message k of this rank into peer's slot (this rank, k) (WRITE) or to
+ * its next receive (SEND) */
+static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+		   int peer, int k, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr)
+{
+	sge->addr = (uintptr_t)in->src->addr + (in->validate ? slot_of(in, peer, k) : 0);
 	sge->len = (uint32_t)in->m;
 	sge->lkey = in->src->lkey;
 	memset(wr, 0, sizeof(*wr));
@@ -77,7 +105,7 @@ static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const st
 	wr->num_sge = 1;
 	wr->sge = sge;
 	if (write) {
-		wr->remote_addr = in->rd[peer].addr + (uint64_t)x->rank * in->slot + in->slot - in->m;
+		wr->remote_addr = in->rd[peer].addr + slot_of(in, x->rank, k) + in->slot - in->m;
 		wr->rkey = in->rd[peer].rkey;
 	}
 }
@@ -89,7 +117,7 @@ static void wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, co
 	int i;
 
 	for (i = 0; i < in->p; i++)
-		msg_wr(x, in, a, i + 1, write, &sge[i], &wrs[i]);
+		msg_wr(x, in, a, i + 1, 0, write, &sge[i], &wrs[i]);
 }
 
 /* Posts wrs[0..n): one call (list) or one call each. */
@@ -122,17 +150,19 @@ static int reap(struct ibc_xport *x, int cq, int n)
 	return IBC_OK;
 }
 
-/* Posts n receives from peer (into its slot). */
+/* Posts n receives from peer (the k-th into its slot k). */
 static int recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, int n, int list)
 {
-	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + (size_t)from * in->slot,
-				     (uint32_t)in->slot, in->mr->lkey };
+	struct ibc_xport_sge sge[IBC_LOGP_PRTT_N];
 	struct ibc_xport_recv_wr rw[IBC_LOGP_PRTT_N];
 	int i, posted, rc = IBC_OK;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + slot_of(in, from, i),
+						 (uint32_t)in->slot, in->mr->lkey };
 		rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = from, .num_sge = 1,
-						    .sge = &sge };
+						    .sge = &sge[i] };
+	}
 	if (list)
 		return ibc_xport_recv_post(x, rw, n, &posted);
 	for (i = 0; i < n && rc == IBC_OK; i++)
@@ -140,8 +170,15 @@ static int recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, in
 	return rc;
 }
 
+/* the last word of slot (from, k): a write's arrival flag */
+static uint64_t *flag_of(const struct lk_inst *in, int from, int k)
+{
+	return (uint64_t *)((unsigned char *)in->mr->addr + slot_of(in, from, k) + in->slot - 8);
+}
+
 /* One message from peer: its receive completion (SEND), or its last byte
- * in its slot (WRITE), which is then cleared for the next. */
+ * in its slot (WRITE), which is then cleared for the next (validated: after
+ * the check, in prepare). */
 static int msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int write)
 {
 	uint64_t *w;
@@ -149,9 +186,9 @@ static int msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int
 
 	if (!write)
 		return reap(x, IBC_XPORT_CQ_RECV, 1);
-	w = (uint64_t *)((unsigned char *)in->mr->addr + (size_t)(from + 1) * in->slot - 8);
+	w = flag_of(in, from, 0);
 	rc = ibc_xport_wait_u64(x, w, FLAG_MIN, WAIT_NS, NULL);
-	if (rc == IBC_OK)
+	if (rc == IBC_OK && !in->validate)
 		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
 	return rc;
 }
@@ -164,7 +201,7 @@ static int msg_send(struct ibc_xport *x, const struct lk_inst *in, const struct 
 	struct ibc_xport_wr wr;
 	int rc;
 
-	msg_wr(x, in, a, peer, write, &sge, &wr);
+	msg_wr(x, in, a, peer, 0, write, &sge, &wr);
 	rc = post(x, &wr, 1, 0);
 	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
 }
@@ -203,7 +240,7 @@ static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 
 	if (x->rank == 0) {
 		for (i = 0; i < in->p; i++) {
-			sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + (size_t)(i + 1) * in->slot,
+			sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + slot_of(in, i + 1, 0),
 							 (uint32_t)in->slot, in->mr->lkey };
 			rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = i + 1, .num_sge = 1,
 							    .sge = &sge[i] };
@@ -273,7 +310,7 @@ static int run_rtt_n1(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	}
 	if (x->rank > in->p)
 		return IBC_OK;
-	msg_wr(x, in, a, 0, a->write, &one, &wr);
+	msg_wr(x, in, a, 0, 0, a->write, &one, &wr);
 	t0 = ibc_timer_ticks();
 	rc = post(x, &wr, 1, 0);
 	if (rc == IBC_OK)
@@ -293,9 +330,11 @@ static int prtt_once(struct ibc_xport *x, struct lk_inst *in, const struct lk_ar
 	int i, rc = IBC_OK;
 
 	if (x->rank == 0) {
-		msg_wr(x, in, a, 1, 0, &sge, &wr);
+		msg_wr(x, in, a, 1, 0, 0, &sge, &wr);
 		t0 = ibc_timer_ticks();
 		for (i = 0; i < n && rc == IBC_OK; i++) {
+			if (in->kmax > 1 && i > 0) /* validated: message i from its own slot */
+				msg_wr(x, in, a, 1, i, 0, &sge, &wr);
 			rc = post(x, &wr, 1, 0);
 			if (d_us > 0 && i < n - 1)
 				ibc_timer_spin_us(d_us);
@@ -370,14 +409,149 @@ static int lk_run(struct ibc_suite_op *o)
 	return IBC_ERR_INVAL;
 }
 
-/* the receives of the next iteration, before its sync step */
+/* ---------------------------------------------------------- validation -- */
+
+static int msg_add(struct lk_msg *l, int n, int me, int out, int from, int to, int k, int write)
+{
+	if ((out ? from : to) == me)
+		l[n++] = (struct lk_msg){ out ? to : from, k, write };
+	return n;
+}
+
+/* The messages of an iteration that rank me sends (out) or receives, into
+ * l (room for p or PRTT's n); returns how many. */
+static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int out,
+		   struct lk_msg *l)
+{
+	int n = 0, i, k;
+
+	if (a->kind == LK_PRTT) {
+		for (k = 0; k < a->prtt_n; k++)
+			n = msg_add(l, n, me, out, 0, 1, k, 0);
+		return msg_add(l, n, me, out, 1, 0, 0, 0);
+	}
+	for (i = 1; i <= in->p; i++) {
+		switch (a->kind) {
+		case LK_OS:
+			n = msg_add(l, n, me, out, 0, i, 0, a->write);
+			break;
+		case LK_OR: /* the go write, then the peer's send */
+			n = msg_add(l, n, me, out, 0, i, 0, 1);
+			n = msg_add(l, n, me, out, i, 0, 0, 0);
+			break;
+		default: /* a round trip either way */
+			n = msg_add(l, n, me, out, 0, i, 0, a->write);
+			n = msg_add(l, n, me, out, i, 0, 0, a->write);
+			break;
+		}
+	}
+	return n;
+}
+
+/* where a received message lies: at the start of its slot (a receive) or
+ * at its end (a write) */
+static const unsigned char *msg_in(const struct lk_inst *in, const struct lk_msg *g)
+{
+	return (const unsigned char *)in->mr->addr + slot_of(in, g->peer, g->k) +
+	       (g->write ? in->slot - in->m : 0);
+}
+
+/* the pattern, its last byte (a write's arrival flag) with the low bit set */
+static void msg_fill(unsigned char *b, size_t m, uint64_t seed)
+{
+	ibc_suite_pattern_fill(b, m, seed);
+	b[m - 1] = (unsigned char)(ibc_suite_pattern_byte(seed, m - 1) | 1);
+}
+
+static size_t msg_check(const unsigned char *b, size_t m, uint64_t seed, size_t *first)
+{
+	size_t bad = ibc_suite_pattern_check(b, m - 1, seed, first);
+
+	if (b[m - 1] != (unsigned char)(ibc_suite_pattern_byte(seed, m - 1) | 1) && bad++ == 0)
+		*first = m - 1;
+	return bad;
+}
+
+/* the last iteration's arrivals (a write's awaited first: the os kernels'
+ * receivers do not wait in the run), its flags cleared for the next */
+static int received_check(struct ibc_suite_op *o, struct lk_inst *in)
+{
+	const struct lk_arg *a = arg_of(o);
+	struct ibc_xport *x = o->ctx->x;
+	int i, n = in->done_iter > 0 ? msgs_of(a, in, x->rank, 0, in->msgs) : 0, rc = IBC_OK;
+
+	for (i = 0; i < n && rc == IBC_OK; i++) {
+		const struct lk_msg *g = &in->msgs[i];
+		size_t off = 0, bad;
+
+		if (g->write)
+			rc = ibc_xport_wait_u64(x, flag_of(in, g->peer, g->k), FLAG_MIN, WAIT_NS, NULL);
+		if (rc != IBC_OK) {
+			ibc_error("logp: %s: rank %d's message of iteration %ld did not arrive", o->v->name,
+				  g->peer, in->done_iter);
+			break;
+		}
+		bad = msg_check(msg_in(in, g), in->m,
+				ibc_suite_pattern_seed(g->peer, x->rank, (uint64_t)in->done_iter,
+						       (uint64_t)g->k), &off);
+		if (bad > 0 && in->bad == 0) {
+			in->bad_iter = in->done_iter;
+			in->bad_from = g->peer;
+			in->bad_k = g->k;
+			in->bad_off = off;
+		}
+		in->bad += bad;
+		if (g->write)
+			__atomic_store_n(flag_of(in, g->peer, g->k), 0, __ATOMIC_RELAXED);
+	}
+	in->done_iter = 0;
+	return rc;
+}
+
+/* untimed: the last iteration's arrivals checked, this one's messages filled */
+static int validate_prepare(struct ibc_suite_op *o, struct lk_inst *in)
+{
+	const struct lk_arg *a = arg_of(o);
+	int me = o->ctx->x->rank, i, n, rc = received_check(o, in);
+
+	n = msgs_of(a, in, me, 1, in->msgs);
+	for (i = 0; i < n && rc == IBC_OK; i++) {
+		const struct lk_msg *g = &in->msgs[i];
+		unsigned char *b = (unsigned char *)in->src->addr + slot_of(in, g->peer, g->k);
+
+		msg_fill(b, in->m, ibc_suite_pattern_seed(me, g->peer, (uint64_t)o->iter, (uint64_t)g->k));
+		(void)ibc_suite_corrupt(o, i, n, b, in->m);
+	}
+	in->done_iter = o->iter;
+	return rc;
+}
+
+static int lk_validate(struct ibc_suite_op *o)
+{
+	struct lk_inst *in = o->inst;
+	int rc = received_check(o, in);
+
+	if (rc == IBC_OK && in->bad > 0) {
+		ibc_error("logp: %s rank %d: %llu wrong bytes at %zu bytes per message; the first at "
+			  "byte %zu of message %d from rank %d in iteration %ld", o->v->name,
+			  o->ctx->x->rank, (unsigned long long)in->bad, in->m, in->bad_off, in->bad_k,
+			  in->bad_from, in->bad_iter);
+		rc = IBC_ERR_VALIDATE;
+	}
+	return rc;
+}
+
+/* the receives of the next iteration, before its sync step (validated:
+ * after the last one's arrivals are checked and this one's are filled) */
 static int lk_prepare(struct ibc_suite_op *o)
 {
 	struct lk_inst *in = o->inst;
 	const struct lk_arg *a = arg_of(o);
 	struct ibc_xport *x = o->ctx->x;
-	int i, rc = IBC_OK;
+	int i, rc = in->validate ? validate_prepare(o, in) : IBC_OK;
 
+	if (rc != IBC_OK)
+		return rc;
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
 	if (a->write || a->kind == LK_OR || x->rank > in->p)
@@ -402,6 +576,7 @@ static int lk_teardown(struct ibc_suite_op *o)
 	if (in->src)
 		(void)ibc_xport_mr_dereg(o->ctx->x, in->src);
 	free(in->rd);
+	free(in->msgs);
 	free(in);
 	o->inst = NULL;
 	return IBC_OK;
@@ -423,16 +598,22 @@ static int lk_setup(struct ibc_suite_op *o)
 	in->m = o->pt->bytes > 0 ? o->pt->bytes : 1;
 	in->slot = PAD8(in->m);
 	in->p = a->kind == LK_PRTT ? 1 : (int)o->fanin;
+	in->validate = o->ctx->cli->validate;
+	in->kmax = in->validate && a->kind == LK_PRTT ? a->prtt_n : 1;
 	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
-	rc = in->rd == NULL ? IBC_ERR_NOMEM : IBC_OK;
+	/* an iteration's messages at one rank: 2 per peer, or PRTT's n + 1 */
+	in->msgs = calloc((size_t)(2 * in->p + IBC_LOGP_PRTT_N + 1), sizeof(*in->msgs));
+	rc = in->rd == NULL || in->msgs == NULL ? IBC_ERR_NOMEM : IBC_OK;
 	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)x->size,
+		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)x->size * (size_t)in->kmax,
 					IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE,
 					&in->mr);
 	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, in->slot, IBC_XPORT_ACCESS_LOCAL_WRITE, &in->src);
+		rc = ibc_xport_mr_alloc(x, in->validate ? in->slot * (size_t)x->size * (size_t)in->kmax
+							: in->slot,
+					IBC_XPORT_ACCESS_LOCAL_WRITE, &in->src);
 	if (rc == IBC_OK) {
-		memset(in->mr->addr, 0, in->slot * (size_t)x->size);
+		memset(in->mr->addr, 0, in->slot * (size_t)x->size * (size_t)in->kmax);
 		memset(in->src->addr, 1, in->m); /* the last byte (1) marks arrival */
 		rc = ibc_xport_rdesc_allgather(x, &in->mr->rdesc, in->rd);
 	}
@@ -520,10 +701,12 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 				 a->inl ? ", inline" : "");
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
-			.flags = (a->kind == LK_PRTT ? 0 : IBC_SUITE_V_FANIN) | IBC_SUITE_V_NO_B2B,
+			.flags = (a->kind == LK_PRTT ? 0 : IBC_SUITE_V_FANIN) | IBC_SUITE_V_NO_B2B |
+				 IBC_SUITE_V_ONE_SIDED,
 			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
 			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,
-			.run = lk_run, .extra = lk_extra, .teardown = lk_teardown,
+			.run = lk_run, .validate = lk_validate, .checked = "bytes", .extra = lk_extra,
+			.teardown = lk_teardown,
 		};
 	}
 	return n;

@@ -55,6 +55,112 @@ int ibc_suite_fault(const char *where, int rank, long n)
 	return IBC_ERR_IO;
 }
 
+/* -------------------------------------------------------- validation ---- */
+#define PAT_K 0x9e3779b97f4a7c15ull
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t ibc_suite_pattern_seed(int src, int dst, uint64_t iter, uint64_t msg)
+{
+	return mix64(((uint64_t)(uint32_t)src << 40) ^ ((uint64_t)(uint32_t)dst << 16) ^
+		     mix64(iter ^ mix64(msg + PAT_K)));
+}
+
+unsigned char ibc_suite_pattern_byte(uint64_t seed, size_t off)
+{
+	return (unsigned char)((seed + (uint64_t)(off / 8) * PAT_K) >> (8 * (off % 8)));
+}
+
+void ibc_suite_pattern_fill(void *buf, size_t len, uint64_t seed)
+{
+	unsigned char *b = buf;
+	uint64_t v = seed;
+	size_t o;
+
+	for (o = 0; o + 8 <= len; o += 8, v += PAT_K)
+		memcpy(b + o, &v, 8);   /* little endian: byte k of the word is v >> 8k */
+	for (; o < len; o++)
+		b[o] = ibc_suite_pattern_byte(seed, o);
+}
+
+size_t ibc_suite_pattern_check(const void *buf, size_t len, uint64_t seed, size_t *first)
+{
+	const unsigned char *b = buf;
+	uint64_t v = seed, got;
+	size_t o, k, bad = 0;
+
+	for (o = 0; o + 8 <= len; o += 8, v += PAT_K) {
+		memcpy(&got, b + o, 8);
+		if (got == v)
+			continue;
+		for (k = 0; k < 8; k++)
+			if (b[o + k] != (unsigned char)(v >> (8 * k))) {
+				if (bad++ == 0 && first != NULL)
+					*first = o + k;
+			}
+	}
+	for (; o < len; o++)
+		if (b[o] != ibc_suite_pattern_byte(seed, o) && bad++ == 0 && first != NULL)
+			*first = o;
+	return bad;
+}
+
+static struct {
+	int armed, rank;
+	char variant[64];
+	long iter, msg, byte;
+} corrupt;
+
+/* IBC_CORRUPT, read once at start-up */
+static void corrupt_init(void)
+{
+	const char *e = getenv("IBC_CORRUPT");
+	int n;
+
+	memset(&corrupt, 0, sizeof(corrupt));
+	corrupt.msg = corrupt.byte = -1;
+	if (e == NULL || e[0] == '\0')
+		return;
+	n = sscanf(e, "%63[^:]:%ld:%d:%ld:%ld", corrupt.variant, &corrupt.iter, &corrupt.rank,
+		   &corrupt.msg, &corrupt.byte);
+	corrupt.armed = n >= 2 && corrupt.iter >= 1;
+	if (!corrupt.armed)
+		ibc_warn("IBC_CORRUPT=\"%s\": not VARIANT:ITER[:RANK[:MSG[:BYTE]]] (ITER >= 1); ignored",
+			 e);
+}
+
+int ibc_suite_corrupt_rank(const struct ibc_suite_op *o)
+{
+	if (!corrupt.armed || o->in_b2b || o->iter != corrupt.iter ||
+	    strcmp(o->v->name, corrupt.variant) != 0)
+		return -1;
+	return corrupt.rank;
+}
+
+int ibc_suite_corrupt(const struct ibc_suite_op *o, long msg, long nmsg, void *buf, size_t len)
+{
+	size_t off;
+
+	if (!corrupt.armed || ibc_suite_corrupt_rank(o) != o->ctx->boot->rank ||
+	    msg != (corrupt.msg >= 0 ? corrupt.msg : nmsg / 2))
+		return 0;
+	if (buf == NULL || len == 0) {
+		ibc_warn("IBC_CORRUPT: %s rank %d iteration %ld: the mutant is here (injected)",
+			 o->v->name, corrupt.rank, corrupt.iter);
+		return 1;
+	}
+	off = corrupt.byte >= 0 && (size_t)corrupt.byte < len ? (size_t)corrupt.byte : len / 2;
+	((unsigned char *)buf)[off] ^= 0x5a;
+	ibc_warn("IBC_CORRUPT: %s rank %d iteration %ld: byte %zu of message %ld (%zu bytes) "
+		 "flipped (injected)", o->v->name, corrupt.rank, corrupt.iter, off, msg, len);
+	return 1;
+}
+
 struct ibc_suite_variant ibc_suite_variant_like(const struct ibc_suite_variant *tmpl,
 						const char *name, const char *impl,
 						const char *desc, const void *arg)
@@ -81,6 +187,7 @@ static int h_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, vo
 	o->h = h;
 	o->pt = pt;
 	o->runs = 0;
+	o->iter = 0;
 	rc = ibc_suite_fault("setup", o->ctx->boot->rank, 1);
 	if (rc == IBC_OK && o->v->setup != NULL)
 		rc = o->v->setup(o);
@@ -90,9 +197,17 @@ static int h_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, vo
 static int h_prepare(struct ibc_harness *h, void *arg)
 {
 	struct ibc_suite_op *o = arg;
+	int lineup = o->ctx->cli->validate && (o->v->flags & IBC_SUITE_V_ONE_SIDED), rc = IBC_OK;
 
 	o->h = h;
-	return o->v->prepare != NULL ? o->v->prepare(o) : IBC_OK;
+	o->iter++;
+	if (lineup && o->iter > 1)
+		rc = ibc_harness_sync(h);
+	if (rc == IBC_OK && o->v->prepare != NULL)
+		rc = o->v->prepare(o);
+	if (rc == IBC_OK && lineup)
+		rc = ibc_harness_sync(h);
+	return rc;
 }
 
 static int h_run(struct ibc_harness *h, void *arg)
@@ -410,8 +525,9 @@ static int ops_build(struct drv *v)
 				.variant = var->name, .impl = var->impl, .fanin = l,
 				.timing = var->timing, .scale = var->scale, .arg = o,
 				.one_figure = (var->flags & IBC_SUITE_V_ONE_FIGURE) != 0,
-				.setup = h_setup, .prepare = var->prepare ? h_prepare : NULL,
+				.setup = h_setup, .prepare = h_prepare,
 				.run = h_run, .validate = var->validate ? h_validate : NULL,
+				.checked = var->checked,
 				.extra = h_extra,
 				.teardown = h_teardown, .timed_begin = h_timed_begin,
 				.timed_end = h_timed_end,
@@ -482,6 +598,7 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 	snprintf(v.prog, sizeof(v.prog), "%s%s", d->prog, ext && ext->prog_suffix ? ext->prog_suffix : "");
 	ibc_log_init(v.prog);
 	fault_init();
+	corrupt_init();
 	for (i = 0; common_opts[i].name != NULL && n + 1 < MAX_OPTS; i++)
 		opts[n++] = common_opts[i];
 	for (i = 0; d->opts != NULL && d->opts[i].name != NULL && n + 1 < MAX_OPTS; i++)

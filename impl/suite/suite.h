@@ -33,7 +33,22 @@
  *
  * Fault injection for tests: IBC_FAULT="WHERE:RANK[:N]" makes rank RANK
  * fail (IBC_ERR_IO) at WHERE = setup, run (the N-th call, default 1), b2b
- * (the N-th back-to-back operation) or counters. */
+ * (the N-th back-to-back operation) or counters.
+ *
+ * Validation (--validate): a variant's validate callback says whether what
+ * it checked held; the row gets valid=1 or valid=0 and checked=<the
+ * variant's checked>, what the check covers:
+ *   bytes  every byte of every payload message of every warm-up and timed
+ *          iteration, filled (untimed) with ibc_suite_pattern_fill's
+ *          pattern of its source, destination, iteration and message and
+ *          checked (untimed) on arrival; the back-to-back loop behind
+ *          paper_us resends the last iteration's buffers unchecked (a check
+ *          between its operations would be inside its time);
+ *   order  barriers: in every warm-up and timed iteration, no rank left
+ *          before every rank had entered.
+ * A variant without a validate callback gets neither key (it moves no
+ * payload, or another tool's).  The mutant that tests the checks:
+ * IBC_CORRUPT="VARIANT:ITER[:RANK[:MSG[:BYTE]]]" (ibc_suite_corrupt). */
 #ifndef IBC_SUITE_SUITE_H
 #define IBC_SUITE_SUITE_H
 
@@ -71,6 +86,10 @@ struct ibc_suite_op {
 	long fanin;                           /* > 0 for fan-in variants */
 	void *inst;                           /* the variant's own state for the point */
 	int in_b2b;                           /* 1 while the back-to-back loop runs */
+	/* the iteration being prepared or run: 1, 2, ... over warm-up and timed
+	 * iterations (counted before prepare; the back-to-back loop does not
+	 * count) */
+	long iter;
 	/* the driver's */
 	uint64_t c0[IBC_SUITE_MAX_COUNTERS], c1[IBC_SUITE_MAX_COUNTERS];
 	long runs;
@@ -79,7 +98,14 @@ struct ibc_suite_op {
 enum ibc_suite_variant_flags {
 	IBC_SUITE_V_FANIN = 1,   /* one operation per fan-in (--fanin, else def.fanins) */
 	IBC_SUITE_V_NO_B2B = 2,  /* no back-to-back loop (e.g. a bandwidth window) */
-	IBC_SUITE_V_ONE_FIGURE = 4 /* its samples repeat one figure (ibc_harness_op.one_figure) */
+	IBC_SUITE_V_ONE_FIGURE = 4, /* its samples repeat one figure (ibc_harness_op.one_figure) */
+	/* --validate: a peer reaches this variant's buffers one-sidedly (RDMA
+	 * writes and reads, receives posted ahead), so the driver lines the
+	 * ranks up (ibc_harness_sync, untimed) before prepare, once every rank
+	 * is out of the last iteration, and after it, once every rank has
+	 * checked what arrived and filled what goes: a check never reads a
+	 * buffer a peer is still writing, a peer never reads one being filled */
+	IBC_SUITE_V_ONE_SIDED = 8
 };
 
 struct ibc_suite_variant {
@@ -100,6 +126,7 @@ struct ibc_suite_variant {
 	int (*prepare)(struct ibc_suite_op *o);       /* untimed, before each iteration */
 	int (*run)(struct ibc_suite_op *o);           /* one operation (required) */
 	int (*validate)(struct ibc_suite_op *o);      /* after the timed iterations */
+	const char *checked;     /* what validate checks: "bytes", "order" (above) */
 	/* this rank's cumulative counters, values in the order of counters */
 	const char *const *counters;                  /* NULL-terminated names */
 	int (*counters_get)(struct ibc_suite_op *o, uint64_t *vals);
@@ -174,5 +201,34 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 /* The fault injection point WHERE on this rank (n-th time; see above):
  * IBC_ERR_IO, logged, when IBC_FAULT asks for it, else IBC_OK. */
 int ibc_suite_fault(const char *where, int rank, long n);
+
+/* ------------------------------------------------------------ validation --
+ * The payload pattern of a message: its 8-byte word w (little endian; a last
+ * partial word keeps its low-order bytes) is seed + w * K (K odd), the seed
+ * mixed from the message's source rank, destination rank, iteration and
+ * index within the iteration.  A byte from another message, iteration or
+ * offset differs from the one due (but by chance: 2^-64 per word, 2^-8 for
+ * a lone byte). */
+uint64_t ibc_suite_pattern_seed(int src, int dst, uint64_t iter, uint64_t msg);
+/* byte off of the pattern */
+unsigned char ibc_suite_pattern_byte(uint64_t seed, size_t off);
+/* the pattern's bytes [0, len) into buf */
+void ibc_suite_pattern_fill(void *buf, size_t len, uint64_t seed);
+/* how many of buf's len bytes differ from the pattern; the first at *first
+ * (when not NULL and any differs) */
+size_t ibc_suite_pattern_check(const void *buf, size_t len, uint64_t seed, size_t *first);
+
+/* The mutant for the validation tests: with
+ * IBC_CORRUPT="VARIANT:ITER[:RANK[:MSG[:BYTE]]]" in the environment, rank
+ * RANK (default 0) flips byte BYTE (default the middle one) of message MSG
+ * (default the middle one, nmsg / 2) that it sends in iteration ITER
+ * (o->iter) of VARIANT, after the fill: a validated run must catch it.  A
+ * suite calls it on every message it fills (msg of nmsg in the iteration);
+ * returns 1 when the mutant is here (also with buf NULL, which flips
+ * nothing: the suite makes its own fault, e.g. a barrier left early). */
+int ibc_suite_corrupt(const struct ibc_suite_op *o, long msg, long nmsg, void *buf, size_t len);
+/* The rank whose mutant falls in this iteration of o's variant, else -1
+ * (the same answer on every rank). */
+int ibc_suite_corrupt_rank(const struct ibc_suite_op *o);
 
 #endif
