@@ -897,6 +897,16 @@ static int holds(double v, const char *op, double bound)
 	return v > bound;
 }
 
+/* 1 when row r failed its own correctness check (extra valid=0): its
+ * figure is not the time of a correct operation */
+static int row_invalid(const struct acc *a, size_t r)
+{
+	char v[8];
+	const char *e = ibc_csv_cell(a->t, r, "extra");
+
+	return e != NULL && ibc_csv_extra_get(e, "valid", v, sizeof(v)) != NULL && strcmp(v, "0") == 0;
+}
+
 /* One verdict: check c on row r.  IBC_ERR_PROTO for damaged input. */
 static int check_row(struct acc *a, const struct check *c, size_t r, struct verdict *v)
 {
@@ -914,6 +924,11 @@ static int check_row(struct acc *a, const struct check *c, size_t r, struct verd
 	}
 	if (rc != IBC_OK)
 		return rc;
+	if (row_invalid(a, r)) {
+		snprintf(v->text, sizeof(v->text), "%s = %.4g, but the row failed its correctness check "
+			 "(valid=0): not the time of a correct run", c->metric, val);
+		return IBC_OK;
+	}
 	if (c->ref == REF_PROBE) {
 		rc = num_get(a, r, "probe_us", &refv, why, sizeof(why));
 		if (rc == IBC_OK && refv == 0) {
@@ -940,6 +955,11 @@ static int check_row(struct acc *a, const struct check *c, size_t r, struct verd
 		if (rc != IBC_OK)
 			return rc;
 		row_desc(a, (size_t)ref, rdesc, sizeof(rdesc));
+		if (row_invalid(a, (size_t)ref)) {
+			snprintf(v->text, sizeof(v->text), "%s = %.4g; the reference %s failed its correctness "
+				 "check (valid=0)", c->metric, val, rdesc);
+			return IBC_OK;
+		}
 	}
 	bound = c->factor * refv;
 	v->ok = holds(val, c->op, bound);

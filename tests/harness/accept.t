@@ -22,7 +22,7 @@ IBCHAR=$BUILD/bin/ibchar
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 tap_need "$IBCHAR"
 tap_tmp accept
-echo "1..48"
+echo "1..50"
 HDR=run_id,suite,variant,impl,xport,launcher,nodes,ppn,ranks,bytes,fanin,iters,warmup,min_us,p50_us,mean_us,p99_us,max_us,stdev_us,ci_lo_us,ci_hi_us,skew_us,wait,oversub,probe_us,extra
 mkdir -p "$tmp/d"
 cat >"$tmp/d/results.csv" <<CSV
@@ -353,3 +353,27 @@ S
 else
 	ok 0 "# SKIP no Open MPI build or mpirun.openmpi here"
 fi
+
+# a row that failed its own correctness check (valid=0) is not a measurement
+mkdir -p "$tmp/inv"
+cat >"$tmp/inv/results.csv" <<CSV
+$HDR
+r,barrier,rds,ibchar,shm,fork,1,4,4,0,,100,10,1,2.0,2,3,4,0.1,1.9,2.1,0,spin,0,0.5,valid=0;checked=order
+r,barrier,rpe,ibchar,shm,fork,1,4,4,0,,100,10,1,2.5,2,3,4,0.1,2.4,2.6,0,spin,0,0.5,valid=1;checked=order
+r,barrier,pe,ibchar,shm,fork,1,4,4,0,,100,10,1,2.5,2,3,4,0.1,2.4,2.6,0,spin,0,0.5,valid=1;checked=order
+CSV
+printf 'key,value\nrun_id,r\n' >"$tmp/inv/meta.csv"
+spec "$tmp/inv" <<'S'
+check barrier rds: p50_us <= 2.5
+S
+rc=$?
+[ $rc -eq 1 ] && grep -q '^not ok 1 - .*p50_us = 2, but the row failed its correctness check (valid=0)' "$tmp/out"
+ok $? "a row with valid=0 under its bound: not ok, it failed its correctness check (exit $rc)"
+spec "$tmp/inv" <<'S'
+check barrier pe: p50_us <= 1.5 * variant=rds
+check barrier pe: p50_us <= 1.5 * variant=rpe
+S
+rc=$?
+[ $rc -eq 1 ] && grep -q '^not ok 1 - .*the reference barrier rds .*failed its correctness check (valid=0)' "$tmp/out" &&
+	grep -q '^ok 2 - ' "$tmp/out"
+ok $? "... and as a reference it fails the check that uses it; a valid reference holds (exit $rc)"
