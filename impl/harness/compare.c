@@ -626,6 +626,47 @@ static void group_judge(const struct ibc_compare_opts *o, const struct cgroup *g
 		 exp(g->st.ci_lo), exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
 }
 
+/* Did the machine move between BASE and NEW?  The placement probe's rows
+ * (the probe suite: a cache line between the ranks' cores) do not depend on
+ * the code under test, so a probe beyond its own run-to-run threshold says
+ * the machine, not the code, changed speed (a TCG guest on a shared host ran
+ * 4.5x faster one day than the day before).  *d: the median of the probe
+ * rows' log ratios, *t: the median of their thresholds; 0 when no probe row
+ * has IBC_COMPARE_MIN_RUNS BASE runs and a figure on both sides. */
+static int machine_shift(const struct cside *b, const struct cside *nw, double *tmp, double *tmp2, double *d,
+			 double *t)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < b->n; i++) {
+		const struct crow *x = &b->r[i], *y = row_find(nw, x->key);
+
+		if (!x->placement || y == NULL || x->nu < IBC_COMPARE_MIN_RUNS || !isfinite(x->mlog) ||
+		    !isfinite(y->mlog))
+			continue;
+		tmp[k] = y->mlog - x->mlog;
+		tmp2[k++] = threshold(fmax(x->sd, IBC_COMPARE_ROW_FLOOR), y->nu, x->nu, 0);
+	}
+	if (k == 0)
+		return 0;
+	*d = median_of(tmp, k);
+	*t = median_of(tmp2, k);
+	return 1;
+}
+
+/* The machine moved: a judged verdict cannot be told from the machine's change. */
+static void machine_override(struct verdict *v, double md)
+{
+	char buf[sizeof(v->text) + 96];
+
+	if (v->kind == V_MISSING || v->kind == V_INCONCLUSIVE)
+		return;
+	snprintf(buf, sizeof(buf), "inconclusive: the machine moved (placement probe %.3fx); was: %s", exp(md),
+		 v->text);
+	v->kind = V_INCONCLUSIVE;
+	snprintf(v->text, sizeof(v->text), "%.*s", (int)sizeof(v->text) - 1, buf);
+}
+
 /* "3 runs", or "1-3 runs" when the rows differ */
 static const char *runs_text(const struct cside *c, char *buf, size_t cap)
 {
@@ -653,9 +694,9 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	struct verdict *vd = NULL;
 	struct cgroup *gr = NULL;
 	char rb[48], rn[48];
-	double *tmp = NULL, *tmp2 = NULL, pooled;
+	double *tmp = NULL, *tmp2 = NULL, pooled, md = 0, mt = 0;
 	size_t i, j, nv, ng = 0, cnt[5] = { 0 }, gcnt[5] = { 0 }, nfail = 0;
-	int rc;
+	int rc, have_probe, moved;
 
 	if (o->junit != NULL && ibc_harness_junit_check(o->junit, "ibchar compare") != IBC_OK)
 		return IBC_ERR_INVAL; /* before any verdict: it said why */
@@ -683,10 +724,8 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	       "median scatter and %g%%) x sqrt(1/R_new + 1/R_base)%s%s\n", IBC_COMPARE_K,
 	       100 * IBC_COMPARE_ROW_FLOOR, o->min_effect > 0 ? "; never below --min-effect" : "",
 	       o->strict ? "; --strict: oversubscribed rows and probes judged" : "");
-	for (i = 0; i < b.n; i++) {
+	for (i = 0; i < b.n; i++)
 		row_judge(o, &b, &b.r[i], row_find(&nw, b.r[i].key), tmp, &vd[i]);
-		cnt[vd[i].kind]++;
-	}
 	nv = b.n;
 	/* groups: every suite, then every variant, in BASE's order */
 	for (j = 0; j < 2; j++)
@@ -704,10 +743,32 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	/* every group's scatter comes from the same BASE runs: their median,
 	 * corrected for its bias, is the least a group's can be */
 	pooled = ng > 0 ? median_of(tmp2, ng) / median_sd_bias(b.nruns > 1 ? gr[0].rb - 1 : 1) : 0;
-	for (i = 0; i < ng; i++) {
-		group_judge(o, &gr[i], pooled, &vd[nv]);
-		gcnt[vd[nv++].kind]++;
+	for (i = 0; i < ng; i++)
+		group_judge(o, &gr[i], pooled, &vd[nv++]);
+	have_probe = machine_shift(&b, &nw, tmp, tmp2, &md, &mt);
+	moved = have_probe && fabs(md) > mt;
+	if (!have_probe)
+		printf("# no placement probe rows with %d BASE runs on both sides: a change of the machine's speed "
+		       "cannot be told from a change of the code\n", IBC_COMPARE_MIN_RUNS);
+	else
+		printf("# placement probe: median ratio %.3fx (threshold +-%.1f%%): %s\n", exp(md), pct(mt),
+		       !moved ? "the machine is steady"
+		       : o->strict ? "the machine moved; --strict: judged anyway"
+				   : "the machine moved: every verdict is inconclusive");
+	for (i = 0; i < nv; i++) {
+		if (moved && !o->strict)
+			machine_override(&vd[i], md);
+		if (i >= b.n)
+			gcnt[vd[i].kind]++;
 	}
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < b.n; i++)
+		cnt[vd[i].kind]++;
+	if (moved && !o->strict)
+		fprintf(stderr, "ibchar compare: the placement probe moved %.3fx between BASE and NEW (beyond its "
+			"+-%.1f%% run-to-run threshold): the machine changed speed, so no row or group is judged "
+			"(run both on one machine in one state, or make BASE again; --strict judges anyway)\n",
+			exp(md), pct(mt));
 	printf("1..%zu\n", nv);
 	for (i = 0; i < nv; i++) {
 		printf("%sok %zu - %s: %s\n", verdict_fails(&vd[i]) ? "not " : "", i + 1, vd[i].name, vd[i].text);
@@ -717,9 +778,9 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 		if (row_find(&b, nw.r[j].key) == NULL)
 			printf("# new in NEW (not in BASE): %s\n", nw.r[j].label);
 	printf("# %zu rows: %zu slower, %zu faster, %zu unchanged, %zu inconclusive, %zu missing in NEW; "
-	       "%zu groups (of %d or more rows judged): %zu slower, %zu faster, %zu unchanged\n", b.n,
-	       cnt[V_SLOWER], cnt[V_FASTER], cnt[V_UNCHANGED], cnt[V_INCONCLUSIVE], cnt[V_MISSING], ng,
-	       IBC_COMPARE_MIN_GROUP, gcnt[V_SLOWER], gcnt[V_FASTER], gcnt[V_UNCHANGED]);
+	       "%zu groups (of %d or more rows judged): %zu slower, %zu faster, %zu unchanged, %zu inconclusive\n",
+	       b.n, cnt[V_SLOWER], cnt[V_FASTER], cnt[V_UNCHANGED], cnt[V_INCONCLUSIVE], cnt[V_MISSING], ng,
+	       IBC_COMPARE_MIN_GROUP, gcnt[V_SLOWER], gcnt[V_FASTER], gcnt[V_UNCHANGED], gcnt[V_INCONCLUSIVE]);
 	if (o->junit != NULL) {
 		struct ibc_junit_case *jc = calloc(nv + 1, sizeof(*jc));
 

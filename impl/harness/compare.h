@@ -35,6 +35,15 @@
  * beyond K times that noise (times sqrt(1/R_n + 1/R_b)) and the interval
  * lies above 0: a broad shift each row alone may hide in its noise.
  *
+ * The machine.  The placement probe's rows (the probe suite) measure the
+ * machine, not the code.  When their median log ratio is beyond the median
+ * of their own row thresholds, the machine changed speed between BASE and
+ * NEW (a TCG guest on a shared host: 4.5x from one day to the next) and every
+ * row and group verdict becomes inconclusive, saying so (one line on stderr
+ * as well); --strict keeps the verdicts.  A change of the code that moves the
+ * probe too cannot be told from the machine.  Without probe rows (3 BASE
+ * runs, both sides) the header says the machine is not checked.
+ *
  * Damaged input (a missing directory, results.csv or meta.csv; an empty or
  * malformed file; a non-numeric cell; samples.csv whose n differs from its
  * values, or rows of one file the other does not have) is an error, one line
