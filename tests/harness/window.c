@@ -12,11 +12,11 @@
  *    its window and late starts;
  *  - a rank forced to wake late (rank 1 sleeps past the start of every
  *    sixth timed iteration, W fixed at 2 ms): every one of those iterations
- *    is dropped and counted (late_iters >= the forced count, and the p99 of
- *    the kept ones is not the ~600 us that 1 in 6 late ones would make it),
- *    the others still
- *    measure the cost; an oversleep of the harness's own wait is flagged
- *    as well, so a few more may be counted;
+ *    is dropped and counted (late_iters >= the forced count; each of them
+ *    reports a sentinel of 1 s, so a max below it proves none was kept),
+ *    the others still measure the cost; an oversleep of the harness's own
+ *    wait (or of a loaded machine) is flagged as well, so more may be
+ *    counted;
  *  - every start late (spin only; rank 1 sleeps 3 ms before each of 16 timed
  *    iterations: one block, its anchor 0.5 ms ahead, W ~0.6 ms): no row can
  *    be had in window mode; --sync window fails, auto measures the point
@@ -58,6 +58,7 @@
 #define ITERS 200
 #define ITERS_ONE_BLOCK 16 /* WINDOW_BLOCK_MIN: one anchor for the whole point */
 #define D_US 100.0
+#define SENTINEL_US 1e6 /* the figure a forced-late iteration reports */
 
 /* a sense-reversing barrier in a MAP_SHARED page made before fork */
 struct meet {
@@ -72,6 +73,7 @@ struct op {
 			    5: sleep 5 ms (job_slow's second operation) */
 	long calls, warmup;
 	unsigned sense;
+	int forced_late; /* mode 2, rank 1: this iteration's start was overslept */
 };
 
 static int o_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, void *arg)
@@ -93,7 +95,8 @@ static int o_prepare(struct ibc_harness *h, void *arg)
 	 * enters the wait right after the last operation (~200 us into a 2 ms
 	 * window) and sleeps 2.2 ms, so it is ~400 us late and done with this
 	 * one long before the next start */
-	if (o->mode == 2 && ibc_harness_boot(h)->rank == 1 && i >= 0 && i % 6 == 3)
+	o->forced_late = o->mode == 2 && ibc_harness_boot(h)->rank == 1 && i >= 0 && i % 6 == 3;
+	if (o->forced_late)
 		nanosleep(&(struct timespec){ 0, 2200 * 1000 }, NULL);
 	if (o->mode == 4 && ibc_harness_boot(h)->rank == 1 && i >= 0)
 		nanosleep(&(struct timespec){ 0, 3000 * 1000 }, NULL);
@@ -115,6 +118,10 @@ static int o_run(struct ibc_harness *h, void *arg)
 		return IBC_OK;
 	}
 	ibc_timer_spin_us(D_US * (r + 1));
+	/* a forced-late iteration says it took SENTINEL_US: kept, it would be the max */
+	if (o->forced_late)
+		ibc_harness_sample_set(h, SENTINEL_US);
+	o->forced_late = 0;
 	if (o->mode != 0)
 		return IBC_OK;
 	o->sense ^= 1u;
@@ -130,7 +137,7 @@ static int o_run(struct ibc_harness *h, void *arg)
 
 struct result {
 	int rc;
-	double p50, skew, late_iters, window_us, iters, p99;
+	double p50, skew, late_iters, window_us, iters, max;
 	char sync[64], why[256], check[256], fallback[256], extra[512];
 	double iters2;    /* job_slow: the second operation's row */
 	char extra2[512];
@@ -223,7 +230,7 @@ static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, str
 		res->p50 = strtod(ibc_csv_cell(t, 0, "p50_us"), NULL);
 		res->skew = strtod(ibc_csv_cell(t, 0, "skew_us"), NULL);
 		res->iters = strtod(ibc_csv_cell(t, 0, "iters"), NULL);
-		res->p99 = strtod(ibc_csv_cell(t, 0, "p99_us"), NULL);
+		res->max = strtod(ibc_csv_cell(t, 0, "max_us"), NULL);
 		res->late_iters = extra_num(e, "late_iters");
 		res->window_us = extra_num(e, "window_us");
 		snprintf(res->extra, sizeof(res->extra), "%s", e);
@@ -433,28 +440,34 @@ int main(int argc, char **argv)
 	job(2, IBC_HARNESS_SYNC_WINDOW, 2000, &r);
 	tap_is_int(r.rc, IBC_OK, "rank 1 wakes late every 6th iteration: run succeeds");
 	tap_ok(r.window_us == 2000, "... W fixed at %.0f us", r.window_us);
-	tap_ok(r.late_iters >= ITERS / 6 && r.late_iters <= ITERS / 6 + ITERS / 10,
-	       "... the late iterations are flagged and dropped: late_iters %.0f (%d forced)",
-	       r.late_iters, ITERS / 6);
-	tap_ok(r.p99 < 450, "... none of them is in the statistics: p99 %.3f us < 450", r.p99);
+	tap_ok(r.late_iters >= ITERS / 6 && r.iters + r.late_iters == ITERS,
+	       "... the late iterations are flagged and dropped: late_iters %.0f (%d forced), "
+	       "iters %.0f", r.late_iters, ITERS / 6, r.iters);
+	tap_ok(r.max > 0 && r.max < SENTINEL_US,
+	       "... none of them is in the statistics: max %.3f us < the %.0f us they report",
+	       r.max, SENTINEL_US);
 	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... the others still measure the cost: p50 %.3f us",
 	       r.p50);
 
 	/* windows far longer than the operation (W fixed at 20 ms, 200
 	 * iterations: 4 s) against a 1 s budget: the warm-up, timed at the sync
 	 * step, promises every iteration fits; the timed loop must end at an
-	 * anchor past the budget, on every rank, with at least 10 kept */
+	 * anchor past the budget, on every rank, after one block or more
+	 * (how many of them started late is the machine's load) */
 	job_budget_s = 1.0;
 	job(1, IBC_HARNESS_SYNC_WINDOW, 20000, &r);
 	job_budget_s = 0;
 	tap_is_int(r.rc, IBC_OK, "W 20 ms, 200 iterations, 1 s budget: run succeeds");
-	tap_ok(r.iters >= 10 && r.iters < ITERS / 2,
-	       "... the timed loop ends when the budget is spent: %.0f of %d iterations", r.iters, ITERS);
+	tap_ok(r.iters + r.late_iters >= ITERS_ONE_BLOCK && r.iters + r.late_iters < ITERS / 2,
+	       "... the timed loop ends when the budget is spent, at a block's end: %.0f of %d "
+	       "iterations (%.0f kept, %.0f started late)", r.iters + r.late_iters, ITERS, r.iters,
+	       r.late_iters);
 
 	/* two groups (op ~0.2 ms, slow 5 ms: more than 10x apart), 200
 	 * iterations (~0.1 s and ~3 s of windows) against a 1 s budget: each
 	 * group may spend half of what is left; op needs less and runs all the
-	 * iterations the warm-up's cut left (~190), slow gets the rest (~60) */
+	 * iterations the warm-up's cut left (~190 on an idle machine), slow
+	 * gets the rest (~60 idle, a handful beside busy loops) */
 	job_budget_s = 1.0;
 	job_slow = 1;
 	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
@@ -463,9 +476,12 @@ int main(int argc, char **argv)
 	tap_is_int(r.rc, IBC_OK, "two timed groups, 1 s budget: run succeeds");
 	tap_ok(strstr(r.extra, "group=1/2") != NULL && strstr(r.extra2, "group=2/2") != NULL,
 	       "... op timed in group 1 of 2, slow in group 2");
-	tap_ok(r.iters + r.late_iters > 2 * r.iters2 && r.iters2 >= 20 && r.iters2 < ITERS / 2,
+	/* how many each runs depends on how loaded the machine is (late starts
+	 * grow op's windows); what the code decides is that slow is stopped by
+	 * the budget, not by its count, and still gets a share after op */
+	tap_ok(r.iters2 >= 1 && r.iters2 < ITERS / 2 && r.iters + r.late_iters > r.iters2,
 	       "... the budget holds and is shared: op ran %.0f (as many as the warm-up's cut "
-	       "allows), slow %.0f of %d", r.iters + r.late_iters, r.iters2, ITERS);
+	       "allows, or its half), slow %.0f of %d", r.iters + r.late_iters, r.iters2, ITERS);
 
 	job(4, IBC_HARNESS_SYNC_WINDOW, 0, &r);
 	tap_ok(r.rc == IBC_ERR_TIMEOUT, "rank 1 late for every start: --sync window fails (%s)",
