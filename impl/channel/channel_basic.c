@@ -5,6 +5,7 @@
 #include "channel/channel_impl.h"
 
 #include "core/status.h"
+#include "core/timer.h"
 
 static int basic_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
 {
@@ -24,6 +25,9 @@ static int basic_put(struct ibc_channel *c, const struct iovec *iov, int n, size
 	if (c->p.mutant == IBC_CHANNEL_MUTANT_HEAD_FIRST) {
 		rc = ch_write_word(c, CH_OFF_HEAD(c->R), c->head + take);
 		c->cnt.head_writes++;
+		/* the reader's time to take the stale bytes, so that the mutant is
+		 * caught on a loaded host as well (a test's mutant only) */
+		ibc_timer_spin_us(1000);
 	}
 	if (rc == IBC_OK)
 		rc = ch_write(c, st + pos, c->stage->lkey, first, pos, 0);
