@@ -219,26 +219,30 @@ static const struct ibc_opt compare_opts[] = {
 	  .help = "also write the verdicts as JUnit XML (exit 2 when it cannot be written)" },
 	{ .name = "min-effect", .type = IBC_OPT_DOUBLE, .dest = &cmp_min_effect, .metavar = "PCT",
 	  .help = "never call a change smaller than PCT percent slower or faster, whatever the "
-		  "noise (default 0: the noise alone decides)", .min = 0, .max = 1000 },
+		  "noise (0: the noise alone decides)", .min = 0, .max = 1000 },
 	{ .name = "strict", .type = IBC_OPT_FLAG, .dest = &cmp_strict,
-	  .help = "judge oversubscribed rows and the placement probes too (default: inconclusive; "
-		  "they measure the scheduler and where the ranks sit)" },
+	  .help = "judge oversubscribed rows and the placement probes too, and every row when the "
+		  "probe says the machine moved (default: inconclusive; they measure the scheduler, "
+		  "where the ranks sit, the machine)" },
 	IBC_OPT_END
 };
+_Static_assert(IBC_COMPARE_K == 4.0, "compare's --help says 4x");
 static const struct ibc_opt_spec compare_spec = {
 	.prog = "ibchar compare",
 	.synopsis = "[OPTIONS] BASE NEW",
 	.summary = "Compares every measured row of BASE (a results directory; a baseline of 3 or "
 		   "more runs: ibchar run --repeat 3) with the same row of NEW (one or more runs).  "
 		   "Each run gives a row one figure, the median of its kept samples.  A row is "
-		   "slower (or faster) when NEW's mean log figure is beyond 3x the row's run-to-run "
+		   "slower (or faster) when NEW's mean log figure is beyond 4x the row's run-to-run "
 		   "scatter in BASE (at least its suite's median scatter and 2%) times "
 		   "sqrt(1/R_new + 1/R_base); inconclusive, with the reason, when BASE holds fewer "
 		   "than 3 runs of it, a run kept fewer than 5 samples or NEW fewer than half of BASE's, "
 		   "it was oversubscribed, or it "
 		   "is a placement probe.  Rows are also judged together, per suite and per variant "
 		   "(6 or more rows): the median of their ratios, with its sign-test interval over "
-		   "rows, against BASE's run-to-run scatter of that median.  TAP on stdout (not ok: "
+		   "rows, against BASE's run-to-run scatter of that median.  When the placement "
+		   "probe's rows moved beyond their own scatter, the machine changed speed and every "
+		   "verdict is inconclusive.  TAP on stdout (not ok: "
 		   "a slower row or group, a row missing in NEW).  Exit 0 when nothing is slower or "
 		   "missing, 1 otherwise, 2 for bad arguments or damaged input (one line says what).",
 	.opts = compare_opts,
