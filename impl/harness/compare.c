@@ -27,6 +27,7 @@ struct cunit {
 	char run_id[64];
 	double fig;  /* the median of the kept samples, or the row's one figure; NAN none */
 	long kept;   /* kept samples; -1 for a row of one figure */
+	double probe; /* the run's placement probe for the row (probe_us), NAN none */
 };
 
 /* a row of one side, over its runs */
@@ -42,6 +43,7 @@ struct crow {
 	double mlog;     /* mean over runs of log fig (NAN when a run has none) */
 	double sd;       /* standard deviation over runs of log fig (NAN below 2 runs) */
 	long min_kept;   /* fewest kept samples of a run; -1 when every run is one figure */
+	double plog, psd; /* mean and scatter over runs of log probe_us; NAN when a run has none */
 };
 
 struct cside {
@@ -200,7 +202,7 @@ static struct crow *row_get(struct cside *c, const char *key)
 	return &c->r[c->n++];
 }
 
-static int unit_add(struct crow *w, const char *run_id, double fig, long kept)
+static int unit_add(struct crow *w, const char *run_id, double fig, long kept, double probe)
 {
 	if (w->nu == w->ucap) {
 		size_t cap = w->ucap ? 2 * w->ucap : 4;
@@ -214,6 +216,7 @@ static int unit_add(struct crow *w, const char *run_id, double fig, long kept)
 	snprintf(w->u[w->nu].run_id, sizeof(w->u[0].run_id), "%s", run_id);
 	w->u[w->nu].fig = fig;
 	w->u[w->nu].kept = kept;
+	w->u[w->nu].probe = probe > 0 ? probe : NAN;
 	w->nu++;
 	return IBC_OK;
 }
@@ -227,10 +230,16 @@ static int cmp_unit(const void *a, const void *b)
  * their mean and scatter in logs */
 static void row_finish(struct crow *w)
 {
-	double s = 0, ss = 0;
+	double s = 0, ss = 0, ps = 0, pss = 0;
 	size_t i;
 
 	qsort(w->u, w->nu, sizeof(*w->u), cmp_unit);
+	for (i = 0; i < w->nu; i++)
+		ps += log(w->u[i].probe); /* NAN when a run has no probe */
+	w->plog = ps / (double)w->nu;
+	for (i = 0; i < w->nu; i++)
+		pss += (log(w->u[i].probe) - w->plog) * (log(w->u[i].probe) - w->plog);
+	w->psd = w->nu >= 2 ? sqrt(pss / (double)(w->nu - 1)) : NAN;
 	w->min_kept = -1;
 	for (i = 0; i < w->nu; i++) {
 		if (w->u[i].kept >= 0 && (w->min_kept < 0 || w->u[i].kept < w->min_kept))
@@ -387,9 +396,9 @@ static int cside_load(const char *dir, struct cside *c)
 		w->oversub |= over > 0;
 		if (k < nsr) {
 			sr[k].used = 1;
-			rc = unit_add(w, run_id, sr[k].fig, (long)sr[k].n);
+			rc = unit_add(w, run_id, sr[k].fig, (long)sr[k].n, probe);
 		} else if (ibc_csv_extra_get(extra, "n", one, sizeof(one)) && strcmp(one, "1") == 0) {
-			rc = unit_add(w, run_id, p50, -1);
+			rc = unit_add(w, run_id, p50, -1, probe);
 		} else {
 			rc = damaged(rpath, "line %zu (%s, run %s): no samples in samples.csv", r + 2, label, run_id);
 		}
@@ -528,6 +537,15 @@ static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, c
 		snprintf(whybuf, sizeof(whybuf), "too few kept samples (NEW %ld, BASE %ld or more: its scatter "
 			 "is of better medians)", y->min_kept, x->min_kept);
 		why = whybuf;
+	} else if (!o->strict && isfinite(x->plog) && isfinite(y->plog) &&
+		   fabs(y->plog - x->plog) > fmax(threshold(fmax(x->psd, IBC_COMPARE_ROW_FLOOR), y->nu, x->nu, 0),
+						  log1p(IBC_COMPARE_PROBE_MOVE))) {
+		/* the run's own placement probe moved beyond its scatter: the
+		 * ranks sat on other cores (a guest's vCPUs moved), which moves
+		 * every time of the run with them */
+		snprintf(whybuf, sizeof(whybuf), "the ranks sat elsewhere (the run's placement probe %.3g -> "
+			 "%.3g us, beyond its run-to-run scatter)", exp(x->plog), exp(y->plog));
+		why = whybuf;
 	}
 	if (why != NULL) {
 		v->kind = V_INCONCLUSIVE;
@@ -626,13 +644,14 @@ static void group_judge(const struct ibc_compare_opts *o, const struct cgroup *g
 		 exp(g->st.ci_lo), exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
 }
 
-/* Did the machine move between BASE and NEW?  The placement probe's rows
- * (the probe suite: a cache line between the ranks' cores) do not depend on
- * the code under test, so a probe beyond its own run-to-run threshold says
- * the machine, not the code, changed speed (a TCG guest on a shared host ran
- * 4.5x faster one day than the day before).  *d: the median of the probe
- * rows' log ratios, *t: the median of their thresholds; 0 when no probe row
- * has IBC_COMPARE_MIN_RUNS BASE runs and a figure on both sides. */
+/* Did the machine move between BASE and NEW?  The placement probe's
+ * probe-same row (two ranks on one PU: a pair of context switches) measures
+ * the speed of the machine's CPU and kernel, and nothing of the code under
+ * test; probe-cross and probe-write measure which cores the ranks got, which
+ * moves 1.5x between runs of one guest with every row unchanged, so they are
+ * not used.  *d: the median of the probe-same rows' log ratios, *t: the
+ * median of their row thresholds; 0 when no probe-same row has
+ * IBC_COMPARE_MIN_RUNS BASE runs and a figure on both sides. */
 static int machine_shift(const struct cside *b, const struct cside *nw, double *tmp, double *tmp2, double *d,
 			 double *t)
 {
@@ -641,7 +660,8 @@ static int machine_shift(const struct cside *b, const struct cside *nw, double *
 	for (i = 0; i < b->n; i++) {
 		const struct crow *x = &b->r[i], *y = row_find(nw, x->key);
 
-		if (!x->placement || y == NULL || x->nu < IBC_COMPARE_MIN_RUNS || !isfinite(x->mlog) ||
+		if (!x->placement || strcmp(x->variant, IBC_COMPARE_MACHINE_ROW) != 0 || y == NULL ||
+		    x->nu < IBC_COMPARE_MIN_RUNS || !isfinite(x->mlog) ||
 		    !isfinite(y->mlog))
 			continue;
 		tmp[k] = y->mlog - x->mlog;
@@ -661,7 +681,7 @@ static void machine_override(struct verdict *v, double md)
 
 	if (v->kind == V_MISSING || v->kind == V_INCONCLUSIVE)
 		return;
-	snprintf(buf, sizeof(buf), "inconclusive: the machine moved (placement probe %.3fx); was: %s", exp(md),
+	snprintf(buf, sizeof(buf), "inconclusive: the machine moved (%s %.3fx); was: %s", IBC_COMPARE_MACHINE_ROW, exp(md),
 		 v->text);
 	v->kind = V_INCONCLUSIVE;
 	snprintf(v->text, sizeof(v->text), "%.*s", (int)sizeof(v->text) - 1, buf);
@@ -748,10 +768,12 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	have_probe = machine_shift(&b, &nw, tmp, tmp2, &md, &mt);
 	moved = have_probe && fabs(md) > mt;
 	if (!have_probe)
-		printf("# no placement probe rows with %d BASE runs on both sides: a change of the machine's speed "
-		       "cannot be told from a change of the code\n", IBC_COMPARE_MIN_RUNS);
+		printf("# the machine is not checked: no %s row (the probe suite) with %d BASE runs on both sides, "
+		       "so a change of the machine's speed cannot be told from a change of the code\n",
+		       IBC_COMPARE_MACHINE_ROW, IBC_COMPARE_MIN_RUNS);
 	else
-		printf("# placement probe: median ratio %.3fx (threshold +-%.1f%%): %s\n", exp(md), pct(mt),
+		printf("# the machine: %s (a pair of context switches on one PU) %.3fx (threshold +-%.1f%%): %s\n",
+		       IBC_COMPARE_MACHINE_ROW, exp(md), pct(mt),
 		       !moved ? "the machine is steady"
 		       : o->strict ? "the machine moved; --strict: judged anyway"
 				   : "the machine moved: every verdict is inconclusive");
@@ -765,10 +787,10 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	for (i = 0; i < b.n; i++)
 		cnt[vd[i].kind]++;
 	if (moved && !o->strict)
-		fprintf(stderr, "ibchar compare: the placement probe moved %.3fx between BASE and NEW (beyond its "
+		fprintf(stderr, "ibchar compare: %s moved %.3fx between BASE and NEW (beyond its "
 			"+-%.1f%% run-to-run threshold): the machine changed speed, so no row or group is judged "
 			"(run both on one machine in one state, or make BASE again; --strict judges anyway)\n",
-			exp(md), pct(mt));
+			IBC_COMPARE_MACHINE_ROW, exp(md), pct(mt));
 	printf("1..%zu\n", nv);
 	for (i = 0; i < nv; i++) {
 		printf("%sok %zu - %s: %s\n", verdict_fails(&vd[i]) ? "not " : "", i + 1, vd[i].name, vd[i].text);

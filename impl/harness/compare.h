@@ -21,8 +21,11 @@
  * BASE holds fewer than IBC_COMPARE_MIN_RUNS runs of it, a run kept fewer than
  * IBC_COMPARE_MIN_KEPT samples or NEW's fewer than half of BASE's fewest (the
  * scatter of BASE's medians is then not that of NEW's), the row was
- * oversubscribed, it is a placement
- * probe (the probe suite), or it has no positive figure; --strict judges
+ * oversubscribed, the run's own placement probe (probe_us) moved by
+ * 1 + IBC_COMPARE_PROBE_MOVE or more and beyond its threshold from BASE's
+ * scatter (the ranks got other cores: 1.5x in a guest, 5x near and far on
+ * this host; a probe of one run is within ~15% of itself otherwise), it is a placement probe (the probe suite), or it has no positive
+ * figure; --strict judges
  * oversubscribed rows and probes like the others.  A BASE row missing in NEW
  * fails.
  *
@@ -35,14 +38,15 @@
  * beyond K times that noise (times sqrt(1/R_n + 1/R_b)) and the interval
  * lies above 0: a broad shift each row alone may hide in its noise.
  *
- * The machine.  The placement probe's rows (the probe suite) measure the
- * machine, not the code.  When their median log ratio is beyond the median
- * of their own row thresholds, the machine changed speed between BASE and
- * NEW (a TCG guest on a shared host: 4.5x from one day to the next) and every
- * row and group verdict becomes inconclusive, saying so (one line on stderr
- * as well); --strict keeps the verdicts.  A change of the code that moves the
- * probe too cannot be told from the machine.  Without probe rows (3 BASE
- * runs, both sides) the header says the machine is not checked.
+ * The machine.  The placement probe's probe-same row (two ranks on one PU:
+ * a pair of context switches) measures the machine's CPU and kernel, not the
+ * code.  When its log ratio is beyond its own row threshold, the machine
+ * changed speed between BASE and NEW (a TCG guest on a shared host: 4.3x from
+ * one day to the next) and every row and group verdict becomes inconclusive,
+ * saying so (one line on stderr as well); --strict keeps the verdicts.  A
+ * code change that slows probe-same too cannot be told from the machine.
+ * Without a probe-same row (3 BASE runs, both sides) the header says the
+ * machine is not checked.
  *
  * Damaged input (a missing directory, results.csv or meta.csv; an empty or
  * malformed file; a non-numeric cell; samples.csv whose n differs from its
@@ -59,6 +63,8 @@
 #define IBC_COMPARE_MIN_RUNS 3        /* BASE runs a row needs for a verdict */
 #define IBC_COMPARE_MIN_KEPT 5        /* kept samples a run of a row needs for a median */
 #define IBC_COMPARE_MIN_GROUP 6       /* judged rows a group needs for a verdict */
+#define IBC_COMPARE_PROBE_MOVE 0.25   /* a run's placement probe moved: 1.25x or more, and beyond its scatter */
+#define IBC_COMPARE_MACHINE_ROW "probe-same" /* the probe variant that measures the machine */
 
 struct ibc_compare_opts {
 	const char *base, *new_dir;

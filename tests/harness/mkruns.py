@@ -7,7 +7,8 @@ mkruns.py DIR [options]: writes DIR/results.csv, samples.csv and meta.csv holdin
   barrier  rds, rpe, rgm (fanin 3)   N = 2..7, bytes 0          18 rows
   alltoall hrwg, de                  N = 2, 4; 1, 32, 4K, 128K  16 rows
   link     write-lat, read-lat       N = 2; 8 .. 64K (5)        10 rows
-  probe    probe-cross, probe-write  N = 2                       2 rows
+  probe    probe-cross, probe-same,  N = 2                       3 rows
+           probe-write
 
 A row's figure in run r is its base time x exp(N(0, s_row)) x exp(e_r) x SCALE, with
 s_row the suite's row scatter (--noise SUITE=S, default 0.02) drawn for every run and
@@ -16,7 +17,7 @@ SCALE from --scale SEL=F (repeatable, the last match wins).  Each run keeps --sa
 samples (default 200) of the figure x lognormal(0, 0.05), in iteration order.
 SEL is `all`, a suite, SUITE.VARIANT, or `first:K` (the first K rows of the list above,
 probes excepted).  --oversub SEL marks rows oversubscribed; --kept SEL=K keeps K
-samples.  The seed makes every number reproducible.
+samples; --probe-us SEL=V sets the rows' placement probe (probe_us, default 0.15).  The seed makes every number reproducible.
 
 mkruns.py split SRC A B [--seed S]: the runs of SRC dealt at random into two
 directories A and B, half each (two halves of one set of runs of one build).
@@ -39,8 +40,8 @@ for v in ("hrwg", "de"):
 for v in ("write-lat", "read-lat"):
     for b in (8, 64, 512, 4096, 65536):
         ROWS.append(("link", v, "ibchar", "shm", 2, b, "", 1.0 + b / 5000.0))
-for v in ("probe-cross", "probe-write"):
-    ROWS.append(("probe", v, "ibchar", "shm", 2, 0, "", 0.15))
+for v in ("probe-cross", "probe-same", "probe-write"):
+    ROWS.append(("probe", v, "ibchar", "shm", 2, 0, "", 2.0 if v == "probe-same" else 0.15))
 FIRST_SEL = [r for r in ROWS if r[0] != "probe"]
 
 
@@ -110,11 +111,13 @@ def main():
     ap.add_argument("--scale", action="append")
     ap.add_argument("--oversub", action="append", default=[])
     ap.add_argument("--kept", action="append")
+    ap.add_argument("--probe-us", action="append")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     noise = dict(pairs(a.noise))
     scales = pairs(a.scale)
     kept = pairs(a.kept)
+    probes = pairs(a.probe_us)
     os.makedirs(a.dir, exist_ok=True)
     rcols = ["run_id", "suite", "variant", "impl", "xport", "launcher", "nodes", "ppn", "ranks", "bytes",
              "fanin", "iters", "warmup", "min_us", "p50_us", "mean_us", "p99_us", "max_us", "stdev_us",
@@ -145,11 +148,15 @@ def main():
                 v = [fig * rnd.lognormvariate(0, 0.05) for _ in range(k)]
                 s = sorted(v)
                 over = 1 if any(matches(sel, row) for sel in a.oversub) else 0
+                probe = 0.15
+                for sel, f in probes:
+                    if matches(sel, row):
+                        probe = f
                 p50 = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
                 wr.writerow([run_id, suite, variant, impl, xport, "fork", 1, n, n, b, fanin, k, 10,
                              "%.4f" % s[0], "%.4f" % p50, "%.4f" % (sum(s) / k), "%.4f" % s[-1],
                              "%.4f" % s[-1], "0.1", "%.4f" % p50, "%.4f" % p50, "0", "spin", over,
-                             "0.1500", "sync=window"])
+                             "%.4f" % probe, "sync=window"])
                 ws.writerow([run_id, suite, variant, impl, xport, n, b, fanin, k, " ".join("%.4f" % x for x in v)])
 
 
