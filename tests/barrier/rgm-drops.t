@@ -2,8 +2,10 @@
 # RGM's reliability (Kini et al. 4.3) through the barrier suite, with release
 # datagrams discarded by their receivers (--mcast-drop, seeded) at 10% and
 # 30%: every barrier validated, the releases recovered by NAK and
-# retransmission (retransmits > 0) with no pull (the root answers NAKs
-# wherever it waits), and the counters of the timed iterations balance
+# retransmission (retransmits > 0; a pull, the fallback when a NAK goes
+# unanswered for 200 ms, is the exception: fewer pulls than retransmissions;
+# none on an idle host, where the root answers NAKs wherever it waits, a few
+# dozen beside two busy loops), and the counters of the timed iterations balance
 # against the injected drops: every datagram the root sent reached each
 # member as new, duplicate or dropped, so
 #   duplicates + mcast_drops - pulls = (N - 1) * retransmits
@@ -37,13 +39,13 @@ for N in $RANKS; do
 			  lhs = e["duplicates"] + e["mcast_drops"] - e["pulls"]; rhs = (N - 1) * e["retransmits"]
 			  d = lhs - rhs; if (d < 0) d = -d
 			  rate = e["mcast_drops"] / ((N - 1) * (T + e["retransmits"]))
-			  steady = (e["retransmits"] > 0 && e["pulls"] == 0)
+			  steady = (e["retransmits"] > 0 && e["pulls"] < e["retransmits"])
 			  slack = 4 * (N - 1); if (slack < rhs / 100) slack = rhs / 100
 			  bal = (d <= slack && rate > p / 2 && rate < 1.5 * p)
 			  printf "%d %d naks=%s retransmits=%s duplicates=%s pulls=%s mcast_drops=%s lhs=%d rhs=%d rate=%.3f",
 				steady, bal, e["naks"], e["retransmits"], e["duplicates"], e["pulls"], e["mcast_drops"], lhs, rhs, rate }')
 		set -- $res
-		[ "$1" = 1 ]; ok $? "N=$N drop=$p: recovered by NAK and retransmission, no pull ($3 $4 $6)"
+		[ "$1" = 1 ]; ok $? "N=$N drop=$p: recovered by NAK and retransmission, pulls the exception ($3 $4 $6)"
 		[ "$2" = 1 ]; ok $? "N=$N drop=$p: counters balance the injected drops ($5 $7 $8 $9 ${10})"
 	done
 done

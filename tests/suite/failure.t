@@ -1,8 +1,9 @@
 #!/bin/sh
 # A failure in the extra phase (the back-to-back loop, the counters) fails
 # the run at once: injected with IBC_FAULT on one rank, the bench exits
-# non-zero within 2 s (not at a 60 s deadline in some peer's wait or in a
-# collective teardown), says which rank failed where, and leaves no process
+# non-zero well before the 60 s deadline of some peer's wait or of a
+# collective teardown (within 20 s: ~1 s idle, up to a few beside two busy
+# loops, where the run up to the fault is itself slower), says which rank failed where, and leaves no process
 # behind; under the fork bootstrap, ibchar-launch and mpirun.
 . "$(dirname "$0")/../lib/tap.sh"
 BIN=$BUILD/bin/ibchar-barrier
@@ -19,9 +20,9 @@ case_run() {
 	t0=$(ms)
 	IBC_FAULT=$fault timeout 60 "$@" >/dev/null 2>"$tmp/err"; rc=$?
 	dt=$(($(ms) - t0))
-	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $dt -lt 2000 ]
-	ok $? "$label: IBC_FAULT=$fault: exit $rc after $dt ms (non-zero, < 2 s)"
-	[ $rc -ne 0 ] && [ $dt -lt 2000 ] || sed 's/^/# /' "$tmp/err" | tail -8
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $dt -lt 20000 ]
+	ok $? "$label: IBC_FAULT=$fault: exit $rc after $dt ms (non-zero, before any deadline: < 20 s)"
+	[ $rc -ne 0 ] && [ $dt -lt 20000 ] || sed 's/^/# /' "$tmp/err" | tail -8
 	where=${fault%%:*}
 	grep -q "IBC_FAULT: rank [0-9]* fails at $where" "$tmp/err"; ok $? "$label: ... the failing rank says where"
 	sleep 0.3
