@@ -23,7 +23,11 @@ tap_tmp slurm
 # results the nodes write must be outside /tmp: each node has its own
 mkdir -p /run/ibchar
 res=$(mktemp -d /run/ibchar/slurm-test-XXXXXX)
-trap '"$SL" down >/dev/null 2>&1; rm -rf "$tmp" "$res"' EXIT
+# slurm-local down keeps the test hosts; take them down too when this test
+# made them (a later test finding them would leave them, grown, behind)
+hosts_mine=1
+ip netns list 2>/dev/null | grep -q '^ibc-h1\b' && hosts_mine=0
+trap '"$SL" down >/dev/null 2>&1; [ "$hosts_mine" = 1 ] && "$(dirname "$SL")/testhosts" down >/dev/null 2>&1; rm -rf "$tmp" "$res"' EXIT
 echo "1..15"
 export SLURM_CONF=/run/ibchar/slurm/slurm.conf
 
