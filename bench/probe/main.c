@@ -93,6 +93,7 @@ static void p_params(struct ibc_suite_ctx *c, struct ibc_harness_params *p)
 	p->pinning = "probe-cross, probe-write: rank r on PU r; probe-same: both ranks on PU 0 (re-pinned each iteration)";
 	p->probe = NULL; /* the suite is the probe */
 	p->barrier_only = "probe-same puts both ranks on one PU, where a common start cannot be kept";
+	p->measures_machine = 1;
 }
 
 static const struct ibc_suite_variant variants[] = {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,34 +227,44 @@ static int cmp_unit(const void *a, const void *b)
 	return strcmp(((const struct cunit *)a)->run_id, ((const struct cunit *)b)->run_id);
 }
 
+/* The mean and standard deviation over the runs of the log of the double
+ * at offset off of each unit (NAN when one is not positive; sd NAN below 2). */
+static void units_log_stats(const struct cunit *u, size_t n, size_t off, double *mean, double *sd)
+{
+	double s = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double x = *(const double *)((const char *)&u[i] + off);
+
+		if (!(x > 0)) {
+			*mean = *sd = NAN;
+			return;
+		}
+		s += log(x);
+	}
+	*mean = s / (double)n;
+	for (i = 0; i < n; i++) {
+		double d = log(*(const double *)((const char *)&u[i] + off)) - *mean;
+
+		ss += d * d;
+	}
+	*sd = n >= 2 ? sqrt(ss / (double)(n - 1)) : NAN;
+}
+
 /* the runs of a row ordered by run_id (pass p of every row is its p-th),
- * their mean and scatter in logs */
+ * their figures' and probes' mean and scatter in logs */
 static void row_finish(struct crow *w)
 {
-	double s = 0, ss = 0, ps = 0, pss = 0;
 	size_t i;
 
 	qsort(w->u, w->nu, sizeof(*w->u), cmp_unit);
-	for (i = 0; i < w->nu; i++)
-		ps += log(w->u[i].probe); /* NAN when a run has no probe */
-	w->plog = ps / (double)w->nu;
-	for (i = 0; i < w->nu; i++)
-		pss += (log(w->u[i].probe) - w->plog) * (log(w->u[i].probe) - w->plog);
-	w->psd = w->nu >= 2 ? sqrt(pss / (double)(w->nu - 1)) : NAN;
 	w->min_kept = -1;
-	for (i = 0; i < w->nu; i++) {
+	for (i = 0; i < w->nu; i++)
 		if (w->u[i].kept >= 0 && (w->min_kept < 0 || w->u[i].kept < w->min_kept))
 			w->min_kept = w->u[i].kept;
-		if (!(w->u[i].fig > 0)) {
-			w->mlog = w->sd = NAN;
-			return;
-		}
-		s += log(w->u[i].fig);
-	}
-	w->mlog = s / (double)w->nu;
-	for (i = 0; i < w->nu; i++)
-		ss += (log(w->u[i].fig) - w->mlog) * (log(w->u[i].fig) - w->mlog);
-	w->sd = w->nu >= 2 ? sqrt(ss / (double)(w->nu - 1)) : NAN;
+	units_log_stats(w->u, w->nu, offsetof(struct cunit, fig), &w->mlog, &w->sd);
+	units_log_stats(w->u, w->nu, offsetof(struct cunit, probe), &w->plog, &w->psd);
 }
 
 static void cside_free(struct cside *c)
@@ -780,12 +791,8 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	for (i = 0; i < nv; i++) {
 		if (moved && !o->strict)
 			machine_override(&vd[i], md);
-		if (i >= b.n)
-			gcnt[vd[i].kind]++;
+		(i < b.n ? cnt : gcnt)[vd[i].kind]++;
 	}
-	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < b.n; i++)
-		cnt[vd[i].kind]++;
 	if (moved && !o->strict)
 		fprintf(stderr, "ibchar compare: %s moved %.3fx between BASE and NEW (beyond its "
 			"+-%.1f%% run-to-run threshold): the machine changed speed, so no row or group is judged "

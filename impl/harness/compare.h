@@ -24,9 +24,9 @@
  * oversubscribed, the run's own placement probe (probe_us) moved by
  * 1 + IBC_COMPARE_PROBE_MOVE or more and beyond its threshold from BASE's
  * scatter (the ranks got other cores: 1.5x in a guest, 5x near and far on
- * this host; a probe of one run is within ~15% of itself otherwise), it is a placement probe (the probe suite), or it has no positive
- * figure; --strict judges
- * oversubscribed rows and probes like the others.  A BASE row missing in NEW
+ * this host; 12% between two shm runs that kept their cores), it is a
+ * placement probe (the probe suite), or it has no positive figure; --strict
+ * judges all of these like the others.  A BASE row missing in NEW
  * fails.
  *
  * Groups.  Per suite and per suite and variant, over the rows judged (at

@@ -106,11 +106,11 @@ int ibc_harness_sync(struct ibc_harness *h)
 }
 
 /* IBC_SLOWDOWN=VARIANT:PCT makes every iteration of VARIANT (every variant
- * but the placement probe's for *: the probe measures the machine, which a
- * slower code does not change) PCT percent longer (a busy wait after it, on every rank, of PCT percent of the
- * shortest iteration this rank has seen: a stretch of each iteration's own
- * length would feed back, back to back, through the peers' waits for it). */
-double ibc_harness_slowdown_pct(const char *variant)
+ * for *, but those of a suite that measures the machine) PCT percent longer
+ * (a busy wait after it, on every rank, of PCT percent of the shortest
+ * iteration this rank has seen: a stretch of each iteration's own length
+ * would feed back, back to back, through the peers' waits for it). */
+double ibc_harness_slowdown_pct(const char *variant, int star)
 {
 	static int parsed;
 	static char name[64];
@@ -126,8 +126,7 @@ double ibc_harness_slowdown_pct(const char *variant)
 			pct = strtod(colon + 1, NULL);
 		}
 	}
-	return pct > 0 && (strcmp(variant, name) == 0 ||
-			   (strcmp(name, "*") == 0 && strncmp(variant, "probe-", 6) != 0)) ? pct : 0;
+	return pct > 0 && (strcmp(variant, name) == 0 || (star && strcmp(name, "*") == 0)) ? pct : 0;
 }
 
 double ibc_harness_slowdown_spin(double since_us, double pct, double *shortest_us)
@@ -418,7 +417,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		st[k].warm = calloc((size_t)warmup + 1, sizeof(double));
 		st[k].nwarm = 0;
 		st[k].group = 0;
-		st[k].slow_pct = ibc_harness_slowdown_pct(st[k].op->variant);
+		st[k].slow_pct = ibc_harness_slowdown_pct(st[k].op->variant, !p->measures_machine);
 		st[k].slow_min_us = 0;
 		if (st[k].warm == NULL) {
 			rc = IBC_ERR_NOMEM;

@@ -170,6 +170,8 @@ struct ibc_harness_params {
 	enum ibc_harness_sync_mode sync_mode; /* default AUTO (see above) */
 	const char *barrier_only;  /* set: the suite's iterations start at a barrier
 				      whatever sync_mode says, for this reason */
+	int measures_machine;      /* 1: the suite measures the machine, not the code
+				      (the placement probe): IBC_SLOWDOWN=* leaves it */
 	/* window mode: > 0 fixes W (microseconds) instead of adapting it */
 	double window_us;
 	/* window mode: a start later than this is late; <= 0: a quarter of the
@@ -222,10 +224,10 @@ void ibc_harness_sample_end(struct ibc_harness *h);
  * finish must not be left half-done across it there). */
 int ibc_harness_sync(struct ibc_harness *h);
 /* IBC_SLOWDOWN=VARIANT:PCT (an injected regression, for testing `ibchar
- * compare`): PCT for that variant (every variant when VARIANT is *), 0 for
- * every other.  The harness stretches
- * each timed iteration by it, and the suite driver each back-to-back one. */
-double ibc_harness_slowdown_pct(const char *variant);
+ * compare`): PCT for that variant (for every variant when VARIANT is * and
+ * star is 1), 0 for every other.  The harness stretches each timed iteration
+ * by it, and the suite driver each back-to-back one. */
+double ibc_harness_slowdown_pct(const char *variant, int star);
 /* Spins until now + *shortest_us * pct / 100, where *shortest_us (0 at
  * first) keeps the shortest (now - since) of the calls for one operation;
  * returns the time it ends. */

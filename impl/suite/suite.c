@@ -286,7 +286,7 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 	long k, n = o->ctx->def->b2b_count != NULL ? o->ctx->def->b2b_count(o)
 						   : o->ctx->def->b2b_iters;
 	double *t, mine[2], *all = NULL, sum = 0, scale = o->v->scale > 0 ? o->v->scale : 1.0;
-	double slow = ibc_harness_slowdown_pct(o->v->name), shortest = 0;
+	double slow = ibc_harness_slowdown_pct(o->v->name, 1), shortest = 0;
 	struct ibc_stats st;
 	int rc, r;
 
