@@ -41,7 +41,7 @@
  * The machine.  The placement probe's probe-same row (two ranks on one PU:
  * a pair of context switches) measures the machine's CPU and kernel, not the
  * code.  When its log ratio is beyond its own row threshold, the machine
- * changed speed between BASE and NEW (a TCG guest on a shared host: 4.3x from
+ * changed speed between BASE and NEW (a TCG guest on a shared host: 4x from
  * one day to the next) and every row and group verdict becomes inconclusive,
  * saying so (one line on stderr as well); --strict keeps the verdicts.  A
  * code change that slows probe-same too cannot be told from the machine.
