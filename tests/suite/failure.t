@@ -2,9 +2,10 @@
 # A failure in the extra phase (the back-to-back loop, the counters) fails
 # the run at once: injected with IBC_FAULT on one rank, the bench exits
 # non-zero well before the 60 s deadline of some peer's wait or of a
-# collective teardown (within 20 s: ~1 s idle, up to a few beside two busy
-# loops, where the run up to the fault is itself slower), says which rank failed where, and leaves no process
-# behind; under the fork bootstrap, ibchar-launch and mpirun.
+# collective teardown (within 20 s: ~1 s idle, 5-8 s beside two busy loops,
+# where the run up to the fault is itself slower), says which rank failed
+# where, and leaves no process behind; under the fork bootstrap,
+# ibchar-launch and mpirun.
 . "$(dirname "$0")/../lib/tap.sh"
 BIN=$BUILD/bin/ibchar-barrier
 LAUNCH=$BUILD/bin/ibchar-launch
