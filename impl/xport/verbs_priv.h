@@ -115,7 +115,7 @@ static inline struct vctx *vctx_of(struct ibc_xport *x)
 	return (struct vctx *)x->priv;
 }
 
-/* xport_verbs.c: shared helpers */
+/* verbs_qp.c: what every verbs file stands on */
 void ibc_xport_verbs_err(const struct vctx *v, const char *call, int err);
 int ibc_xport_verbs_vq_add(struct vctx *v, struct ibv_qp *qp, enum vq_kind kind, int peer,
 			   struct vq **out);
