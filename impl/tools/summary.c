@@ -1,5 +1,5 @@
 /* Summary tables of a results directory: see summary.h. */
-#include "harness/summary.h"
+#include "tools/summary.h"
 #include "harness/harness.h"
 
 #include "core/status.h"

@@ -8,7 +8,7 @@
 #define IBC_HARNESS_SUMMARY_H
 
 #include "core/csv.h"
-#include "harness/table.h"
+#include "tools/table.h"
 
 #include <stddef.h>
 
