@@ -4,6 +4,7 @@
 #include "tools/claims.h"
 #include "harness/harness.h"
 #include "tools/plot.h"
+#include "tools/suites.h"
 #include "tools/summary.h"
 #include "tools/table.h"
 

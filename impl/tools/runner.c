@@ -1,5 +1,6 @@
 /* ibchar list / ibchar run: see runner.h. */
 #include "tools/runner.h"
+#include "tools/suites.h"
 #include "harness/avail.h"
 #include "harness/harness.h"
 #include "tools/summary.h"
