@@ -83,28 +83,6 @@ void ibc_harness_sample_set(struct ibc_harness *h, double us) { h->sample_overri
 void ibc_harness_sample_end(struct ibc_harness *h) { h->sample_end_us = ibc_timer_now_us(); }
 
 /* ------------------------------------------------------------ points ---- */
-/* The driver's serve hook (params.serve), while the harness waits. */
-int ibc_harness_serve(void *arg)
-{
-	struct ibc_harness *h = arg;
-	int rc;
-
-	if (h->p->serve == NULL)
-		return IBC_OK;
-	rc = h->p->serve(h->p->serve_arg);
-	if (rc != IBC_OK)
-		ibc_error("harness: serving the operations while waiting failed: %s",
-			  ibc_status_str(rc));
-	return rc;
-}
-
-int ibc_harness_sync(struct ibc_harness *h)
-{
-	if (h->nsync != NULL)
-		return ibc_node_sync(h->nsync, ibc_harness_serve, h);
-	return ibc_boot_barrier(h->boot);
-}
-
 /* IBC_SLOWDOWN=VARIANT:PCT makes every iteration of VARIANT (every variant
  * for *, but those of a suite that measures the machine) PCT percent longer
  * (a busy wait after it, on every rank, of PCT percent of the shortest
