@@ -651,6 +651,46 @@ static void run_id_make(const struct ibc_harness_params *p, char *buf, size_t ca
 	}
 }
 
+/* Rank 0 and the next rank of node 0, in their current placement (the probe
+ * measures the placement, it does not change it). */
+int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us)
+{
+	struct ibc_boot *b = ibc_harness_boot(h);
+	struct ibc_probe *p;
+	int *info, r, peer = -1, rc;
+	double v = -1;
+
+	(void)arg;
+	*us = -1;
+	if (b->size < 2)
+		return IBC_ERR_UNSUPPORTED;
+	info = malloc(sizeof(int) * (size_t)b->size);
+	if (info == NULL)
+		return IBC_ERR_NOMEM;
+	rc = ibc_boot_allgather(b, &b->node_id, info, sizeof(int));
+	for (r = 1; rc == IBC_OK && r < b->size; r++)
+		if (info[r] == info[0]) {
+			peer = r;
+			break;
+		}
+	free(info);
+	if (rc != IBC_OK)
+		return rc;
+	if (peer < 0)
+		return IBC_ERR_UNSUPPORTED;
+	rc = ibc_probe_open(b, 0, peer, &p);
+	if (rc != IBC_OK)
+		return rc;
+	rc = ibc_probe_measure(p, 1000, ibc_probe_yield(ibc_harness_wait_get(h)), &v);
+	ibc_probe_close(p);
+	if (ibc_boot_bcast(b, &v, sizeof(v), 0) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_CLOSED;
+	if (ibc_boot_barrier(b) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_CLOSED;
+	*us = v;
+	return rc;
+}
+
 static int probe_call(struct ibc_harness *h, double *us)
 {
 	int rc;

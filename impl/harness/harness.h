@@ -273,8 +273,9 @@ int ibc_probe_yield(enum ibc_wait w);
 int ibc_probe_measure(struct ibc_probe *p, long rounds, int yield, double *oneway_us);
 int ibc_probe_role(const struct ibc_probe *p); /* 0 = a, 1 = b, -1 = not in the pair */
 void ibc_probe_close(struct ibc_probe *p);
-/* The harness's default probe hook: rank 0 and the next rank on node 0,
- * pinned to different PUs, 1000 round trips; -1 with a single rank. */
+/* The harness's default probe hook (harness.c, over the kernel above): rank 0
+ * and the next rank on node 0, pinned to different PUs, 1000 round trips; -1
+ * with a single rank. */
 int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us);
 
 /* ------------------------------------- rows written outside the harness -- */
