@@ -1,16 +1,16 @@
 /* ibchar: the command-line front end.  Subcommands: list, run, model, plot,
  * accept, compare, report, claims.  Each has its own option table; the logic is in
- * impl/harness (runner.c, and a file per command). */
+ * impl/tools (runner.c, and a file per command). */
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
-#include "harness/accept.h"
-#include "harness/claims.h"
-#include "harness/compare.h"
+#include "tools/accept.h"
+#include "tools/claims.h"
+#include "tools/compare.h"
 #include "harness/harness.h"
-#include "harness/plot.h"
-#include "harness/report.h"
-#include "harness/runner.h"
+#include "tools/plot.h"
+#include "tools/report.h"
+#include "tools/runner.h"
 
 #include <stdio.h>
 #include <string.h>

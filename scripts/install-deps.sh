@@ -24,7 +24,7 @@ PKGS=(
 	slurmctld slurmd slurm-client munge             # scripts/slurm-local: a real Slurm
 	openssh-client openssh-server                   # testhosts ssh: the launcher's default rsh
 	perl                                            # prove (TAP::Harness)
-	chromium                                        # tests/harness/report.t: the report in a real browser
+	chromium                                        # tests/tools/report.t: the report in a real browser
 	procps                                          # ps/pkill used by tests
 )
 # shellcheck disable=SC2206

@@ -4,7 +4,7 @@
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
-#include "harness/runner.h"
+#include "tools/runner.h"
 #include "launch/lsuite.h"
 
 #include <stdio.h>

@@ -83,28 +83,6 @@ void ibc_harness_sample_set(struct ibc_harness *h, double us) { h->sample_overri
 void ibc_harness_sample_end(struct ibc_harness *h) { h->sample_end_us = ibc_timer_now_us(); }
 
 /* ------------------------------------------------------------ points ---- */
-/* The driver's serve hook (params.serve), while the harness waits. */
-int ibc_harness_serve(void *arg)
-{
-	struct ibc_harness *h = arg;
-	int rc;
-
-	if (h->p->serve == NULL)
-		return IBC_OK;
-	rc = h->p->serve(h->p->serve_arg);
-	if (rc != IBC_OK)
-		ibc_error("harness: serving the operations while waiting failed: %s",
-			  ibc_status_str(rc));
-	return rc;
-}
-
-int ibc_harness_sync(struct ibc_harness *h)
-{
-	if (h->nsync != NULL)
-		return ibc_node_sync(h->nsync, ibc_harness_serve, h);
-	return ibc_boot_barrier(h->boot);
-}
-
 /* IBC_SLOWDOWN=VARIANT:PCT makes every iteration of VARIANT (every variant
  * for *, but those of a suite that measures the machine) PCT percent longer
  * (a busy wait after it, on every rank, of PCT percent of the shortest
@@ -671,6 +649,46 @@ static void run_id_make(const struct ibc_harness_params *p, char *buf, size_t ca
 		snprintf(buf, cap, "%04d%02d%02dT%02d%02d%02dZ-%d", tm.tm_year + 1900, tm.tm_mon + 1,
 			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
 	}
+}
+
+/* Rank 0 and the next rank of node 0, in their current placement (the probe
+ * measures the placement, it does not change it). */
+int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us)
+{
+	struct ibc_boot *b = ibc_harness_boot(h);
+	struct ibc_probe *p;
+	int *info, r, peer = -1, rc;
+	double v = -1;
+
+	(void)arg;
+	*us = -1;
+	if (b->size < 2)
+		return IBC_ERR_UNSUPPORTED;
+	info = malloc(sizeof(int) * (size_t)b->size);
+	if (info == NULL)
+		return IBC_ERR_NOMEM;
+	rc = ibc_boot_allgather(b, &b->node_id, info, sizeof(int));
+	for (r = 1; rc == IBC_OK && r < b->size; r++)
+		if (info[r] == info[0]) {
+			peer = r;
+			break;
+		}
+	free(info);
+	if (rc != IBC_OK)
+		return rc;
+	if (peer < 0)
+		return IBC_ERR_UNSUPPORTED;
+	rc = ibc_probe_open(b, 0, peer, &p);
+	if (rc != IBC_OK)
+		return rc;
+	rc = ibc_probe_measure(p, 1000, ibc_probe_yield(ibc_harness_wait_get(h)), &v);
+	ibc_probe_close(p);
+	if (ibc_boot_bcast(b, &v, sizeof(v), 0) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_CLOSED;
+	if (ibc_boot_barrier(b) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_CLOSED;
+	*us = v;
+	return rc;
 }
 
 static int probe_call(struct ibc_harness *h, double *us)

@@ -273,8 +273,9 @@ int ibc_probe_yield(enum ibc_wait w);
 int ibc_probe_measure(struct ibc_probe *p, long rounds, int yield, double *oneway_us);
 int ibc_probe_role(const struct ibc_probe *p); /* 0 = a, 1 = b, -1 = not in the pair */
 void ibc_probe_close(struct ibc_probe *p);
-/* The harness's default probe hook: rank 0 and the next rank on node 0,
- * pinned to different PUs, 1000 round trips; -1 with a single rank. */
+/* The harness's default probe hook (harness.c, over the kernel above): rank 0
+ * and the next rank on node 0, pinned to different PUs, 1000 round trips; -1
+ * with a single rank. */
 int ibc_harness_probe_default(struct ibc_harness *h, void *arg, double *us);
 
 /* ------------------------------------- rows written outside the harness -- */
@@ -355,36 +356,6 @@ int ibc_harness_cli_nranks(const struct ibc_harness_cli *c, int dflt);
  * "fork"/"local"/"auto" fork N ranks here; a multi-rank launcher that did
  * not start us is an error. */
 int ibc_harness_cli_boot(const struct ibc_harness_cli *c, int dflt_ranks, struct ibc_boot **out);
-
-/* ---------------------------------------------------------- suites ---- */
-/* The runner's suite table (suites.c): adding a suite = one entry. */
-struct ibc_pattern_round;
-
-struct ibc_suite {
-	const char *name;
-	const char *description;
-	const char *bench;          /* binary name in bin/, e.g. "ibchar-probe" */
-	const char *launcher;       /* default: "fork" (local) or "mpirun" */
-	const char *default_ranks;  /* --ranks default for `ibchar run`, e.g. "2" or "2..16" */
-	const char *variants;       /* comma-separated list shown by `ibchar list` */
-	const char *list_args;      /* argv tail that makes the bench list its variants, or NULL */
-	int min_ranks;
-	int max_ranks;              /* 0: any; a sweep skips the rank counts outside */
-	const char *factor_ref;     /* the summary's factor table: this variant's p50 / each row's */
-	int needs_verbs;            /* 1: runs only where a verbs device is active */
-	/* the critical path of a variant's algorithm on n ranks (at fanin, <= 0
-	 * when none) as rounds, for the LoP closed loop (`ibchar model`); < 0
-	 * when the variant has no round structure (e.g. the host MPI's); NULL:
-	 * the suite's rows are not predicted */
-	int (*rounds)(const char *variant, int n, long fanin, struct ibc_pattern_round *r, int cap);
-	/* 1: the bench starts its own jobs (launch): run once, on this host,
-	 * with --hosts and --ppn instead of a rank sweep */
-	int self_launched;
-};
-
-extern const struct ibc_suite ibc_suites[];
-extern const size_t ibc_suites_count;
-const struct ibc_suite *ibc_suite_find(const char *name);
 
 #ifdef IBC_HAVE_MPI
 /* harness_mpi.c: MPI_Get_library_version's first line, for meta.csv. */

@@ -81,9 +81,6 @@ struct ibc_harness {
 	struct ibc_csv_writer *rows; /* rank 0 */
 };
 
-/* harness.c */
-int ibc_harness_serve(void *arg);
-
 /* window.c */
 int ibc_harness_sync_decide(struct ibc_harness *h);
 int ibc_harness_warm_medians(struct ibc_harness *h, struct op_state *st, size_t n, double *d);

@@ -23,6 +23,28 @@
 #define PROGRESS_EVERY 64      /* polls between progress calls in a spin */
 #define IBC_HARNESS_SYNC_TIMEOUT_S 600.0 /* node sync: a rank this late is gone */
 
+/* The driver's serve hook (params.serve), while the harness waits. */
+static int serve(void *arg)
+{
+	struct ibc_harness *h = arg;
+	int rc;
+
+	if (h->p->serve == NULL)
+		return IBC_OK;
+	rc = h->p->serve(h->p->serve_arg);
+	if (rc != IBC_OK)
+		ibc_error("harness: serving the operations while waiting failed: %s",
+			  ibc_status_str(rc));
+	return rc;
+}
+
+int ibc_harness_sync(struct ibc_harness *h)
+{
+	if (h->nsync != NULL)
+		return ibc_node_sync(h->nsync, serve, h);
+	return ibc_boot_barrier(h->boot);
+}
+
 /* The sync step (node sync on one node) and the mode: window needs a good
  * global clock and ranks that fit the PUs (auto), or is insisted on. */
 int ibc_harness_sync_decide(struct ibc_harness *h)
@@ -283,7 +305,7 @@ int ibc_harness_window_wait(struct ibc_harness *h, struct op_state *s, int first
 		over = ibc_timer_now_us() - now - nap;
 		if (2 * over > h->spin_us)
 			h->spin_us = fmin(2 * over, WINDOW_SPIN_MAX_US);
-		rc = ibc_harness_serve(h);
+		rc = serve(h);
 		if (rc != IBC_OK)
 			return rc;
 		if (ibc_wait_aborted())
@@ -293,7 +315,7 @@ int ibc_harness_window_wait(struct ibc_harness *h, struct op_state *s, int first
 	while ((now = ibc_timer_now_us()) < start) {
 		ibc_wait_relax(h->wait, &polls);
 		if (polls % PROGRESS_EVERY == 0) {
-			rc = ibc_harness_serve(h);
+			rc = serve(h);
 			if (rc != IBC_OK)
 				return rc;
 			if (ibc_wait_aborted())

@@ -1,8 +1,8 @@
 /* `ibchar plot DIR`: runs the plot scripts (plots/<suite>.py and
  * plots/<suite>_*.py) of every suite found in DIR/results.csv.  The scripts
  * write their figures into DIR and print the paths on stdout. */
-#ifndef IBC_HARNESS_PLOT_H
-#define IBC_HARNESS_PLOT_H
+#ifndef IBC_TOOLS_PLOT_H
+#define IBC_TOOLS_PLOT_H
 
 struct ibc_harness_plot_opts {
 	const char *dir;      /* the results directory */

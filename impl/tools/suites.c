@@ -1,7 +1,7 @@
 /* The runner's suite table: a suite is added here, with no change to the
  * runner (the summary, the sweeps and the listing read these fields).  variants is what `ibchar list` shows; list_args, when set, makes
  * the bench binary print its variants itself (one per line). */
-#include "harness/harness.h"
+#include "tools/suites.h"
 
 #include "alltoall/alltoall.h"
 #include "barrier/barrier.h"

@@ -1,6 +1,6 @@
 /* ibchar compare: see compare.h. */
-#include "harness/compare.h"
-#include "harness/junit.h"
+#include "tools/compare.h"
+#include "tools/junit.h"
 #include "core/csv.h"
 #include "core/stats.h"
 #include "core/status.h"

@@ -1,6 +1,6 @@
 /* ibchar accept: see accept.h. */
-#include "harness/accept.h"
-#include "harness/junit.h"
+#include "tools/accept.h"
+#include "tools/junit.h"
 #include "core/csv.h"
 #include "core/fs.h"
 #include "core/opt.h"

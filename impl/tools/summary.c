@@ -1,5 +1,6 @@
 /* Summary tables of a results directory: see summary.h. */
-#include "harness/summary.h"
+#include "tools/summary.h"
+#include "tools/suites.h"
 #include "harness/harness.h"
 
 #include "core/status.h"

@@ -1,11 +1,12 @@
 /* ibchar report: see report.h. */
 #define _GNU_SOURCE
-#include "harness/report.h"
-#include "harness/claims.h"
+#include "tools/report.h"
+#include "tools/claims.h"
 #include "harness/harness.h"
-#include "harness/plot.h"
-#include "harness/summary.h"
-#include "harness/table.h"
+#include "tools/plot.h"
+#include "tools/suites.h"
+#include "tools/summary.h"
+#include "tools/table.h"
 
 #include "core/csv.h"
 #include "core/log.h"

@@ -1,6 +1,6 @@
 /* Text and HTML tables: see table.h. */
 #define _GNU_SOURCE
-#include "harness/table.h"
+#include "tools/table.h"
 
 #include "core/status.h"
 

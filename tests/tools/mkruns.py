@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Synthetic results directories for tests/harness/compare.t, with known answers.
+"""Synthetic results directories for tests/tools/compare.t, with known answers.
 
 mkruns.py DIR [options]: writes DIR/results.csv, samples.csv and meta.csv holding
 --runs R runs (run_ids PREFIX.1 .. PREFIX.R) of a fixed set of rows:

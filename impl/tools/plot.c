@@ -1,6 +1,6 @@
 /* `ibchar plot DIR`: the suites come from DIR/results.csv; each suite's
  * scripts are run as `python3 SCRIPT DIR` with stdout passed through. */
-#include "harness/plot.h"
+#include "tools/plot.h"
 
 #include "core/csv.h"
 #include "core/log.h"

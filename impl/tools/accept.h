@@ -36,8 +36,8 @@
  * checked row (e.g. ranks=2).  The reference is one row, named in the
  * verdict; none or several fail the check with the reason.  A time the
  * checks read that is not a finite number >= 0 is damaged input. */
-#ifndef IBC_HARNESS_ACCEPT_H
-#define IBC_HARNESS_ACCEPT_H
+#ifndef IBC_TOOLS_ACCEPT_H
+#define IBC_TOOLS_ACCEPT_H
 
 struct ibc_accept_opts {
 	const char *spec;    /* the spec file */

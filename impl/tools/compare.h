@@ -52,8 +52,8 @@
  * malformed file; a non-numeric cell; samples.csv whose n differs from its
  * values, or rows of one file the other does not have) is an error, one line
  * on stderr.  TAP on stdout (rows, then groups), JUnit XML on request. */
-#ifndef IBC_HARNESS_COMPARE_H
-#define IBC_HARNESS_COMPARE_H
+#ifndef IBC_TOOLS_COMPARE_H
+#define IBC_TOOLS_COMPARE_H
 
 #include <stddef.h>
 

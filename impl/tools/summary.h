@@ -4,11 +4,11 @@
  * at one N); and a model's predicted-against-measured table where the rows
  * hold one.  `ibchar run` prints them as text, `ibchar report` as HTML.
  * Cells from oversubscribed rows and rows with few samples are marked. */
-#ifndef IBC_HARNESS_SUMMARY_H
-#define IBC_HARNESS_SUMMARY_H
+#ifndef IBC_TOOLS_SUMMARY_H
+#define IBC_TOOLS_SUMMARY_H
 
 #include "core/csv.h"
-#include "harness/table.h"
+#include "tools/table.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* The logic behind the `ibchar` command (runner/ibchar.c is its thin main):
  * listing what can run here and running suites through their bench binaries. */
-#ifndef IBC_HARNESS_RUNNER_H
-#define IBC_HARNESS_RUNNER_H
+#ifndef IBC_TOOLS_RUNNER_H
+#define IBC_TOOLS_RUNNER_H
 
 #include <stddef.h>
 

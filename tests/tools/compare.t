@@ -1,6 +1,6 @@
 #!/bin/sh
 # ibchar compare on synthetic results directories with known answers
-# (tests/harness/mkruns.py: 3 suites of 44 rows and 3 probes, each run's
+# (tests/tools/mkruns.py: 3 suites of 44 rows and 3 probes, each run's
 # figure drawn with a known run-to-run scatter): one row x1.3; 24 rows x1.3;
 # every row of a suite x1.3; a suite x1.15 whose rows alone are within their
 # noise; everything x2 (the probe steady); everything and the probe (probe-same)

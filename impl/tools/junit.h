@@ -5,8 +5,8 @@
  * A JUnit file that cannot be written is the user's argument gone wrong:
  * both functions log one line, "SUITE: cannot write the JUnit file PATH:
  * REASON" (REASON from errno), and return IBC_ERR_INVAL, exit 2. */
-#ifndef IBC_HARNESS_JUNIT_H
-#define IBC_HARNESS_JUNIT_H
+#ifndef IBC_TOOLS_JUNIT_H
+#define IBC_TOOLS_JUNIT_H
 
 #include <stddef.h>
 

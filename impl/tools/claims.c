@@ -1,7 +1,7 @@
 /* The reproduction scorecard: see claims.h. */
 #define _GNU_SOURCE
-#include "harness/claims.h"
-#include "harness/summary.h"
+#include "tools/claims.h"
+#include "tools/summary.h"
 
 #include "core/csv.h"
 #include "core/log.h"

@@ -1,8 +1,8 @@
 /* A small table of text cells, built once and rendered as aligned text (the
  * summaries on stdout) or as HTML (ibchar report).  A column has a heading
  * and a text width (negative: left-aligned); cells are appended row by row. */
-#ifndef IBC_HARNESS_TABLE_H
-#define IBC_HARNESS_TABLE_H
+#ifndef IBC_TOOLS_TABLE_H
+#define IBC_TOOLS_TABLE_H
 
 #include <stddef.h>
 #include <stdio.h>

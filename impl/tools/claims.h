@@ -13,8 +13,8 @@
  * than IBC_SUMMARY_MIN_SAMPLES samples, or without the metric, is not
  * evidence.  A claim with no evidence (or, for a trend, fewer than three
  * points along its axis) is not measurable here, with the reason. */
-#ifndef IBC_HARNESS_CLAIMS_H
-#define IBC_HARNESS_CLAIMS_H
+#ifndef IBC_TOOLS_CLAIMS_H
+#define IBC_TOOLS_CLAIMS_H
 
 #include <stddef.h>
 

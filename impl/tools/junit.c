@@ -1,6 +1,6 @@
 /* JUnit XML: see junit.h. */
-#include "harness/junit.h"
-#include "harness/table.h"
+#include "tools/junit.h"
+#include "tools/table.h"
 #include "core/status.h"
 
 #include <errno.h>

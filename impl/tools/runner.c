@@ -1,8 +1,9 @@
 /* ibchar list / ibchar run: see runner.h. */
-#include "harness/runner.h"
+#include "tools/runner.h"
+#include "tools/suites.h"
 #include "harness/avail.h"
 #include "harness/harness.h"
-#include "harness/summary.h"
+#include "tools/summary.h"
 #include "core/csv.h"
 #include "core/fs.h"
 #include "core/log.h"

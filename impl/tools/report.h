@@ -9,8 +9,8 @@
  * (claims.h: each claim reproduced, not reproduced or not measurable here,
  * this run's figure beside the paper's).  Suites come from the rows, so a
  * new suite needs no edit here. */
-#ifndef IBC_HARNESS_REPORT_H
-#define IBC_HARNESS_REPORT_H
+#ifndef IBC_TOOLS_REPORT_H
+#define IBC_TOOLS_REPORT_H
 
 #include <stddef.h>
 
