@@ -35,6 +35,7 @@
  * shm_mcast.c: group rings; shared state in shm_priv.h. */
 #define _GNU_SOURCE
 #include "xport/shm_priv.h"
+#include "xport/shm_store.h"
 
 #include "boot/boot.h"
 #include "core/log.h"
