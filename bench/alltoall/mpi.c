@@ -25,7 +25,7 @@
 enum mpi_kind { MPI_KIND_ALLTOALL, MPI_KIND_PAIRWISE };
 
 static enum mpi_kind kinds[2] = { MPI_KIND_ALLTOALL, MPI_KIND_PAIRWISE };
-static struct ibc_suite_mpi_job job;
+static struct ibc_suite_mpi_job job; /* this rank, the job's size (set at boot) */
 
 static int mpi_err(const char *what, int err)
 {

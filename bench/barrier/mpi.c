@@ -26,7 +26,7 @@
 enum mpi_kind { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
 
 static enum mpi_kind kinds[3] = { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
-static struct ibc_suite_mpi_job job;
+static struct ibc_suite_mpi_job job; /* this rank, the job's size (set at boot) */
 
 static int mpi_err(const char *what, int err)
 {

@@ -23,7 +23,7 @@
 #define TAG_ACK 0xc4b
 #define MAX_WINDOW 64
 
-static struct ibc_suite_mpi_job job;
+static struct ibc_suite_mpi_job job; /* this rank, the job's size (set at boot) */
 
 static int mpi_err(const char *what, int err)
 {
