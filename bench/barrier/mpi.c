@@ -12,29 +12,21 @@
  * impl=<mpi> (openmpi, mpich); every row gets factor_vs_mpi, factor_vs_mpi_pe
  * and factor_vs_mpi_ds.  The MPI library version goes to meta.csv. */
 #include "barrier/barrier_suite.h"
-#include "boot/boot.h"
 #include "core/log.h"
 #include "harness/harness.h"
 #include "core/status.h"
 #include "pattern/pattern.h"
+#include "suite/suite.h"
 
 #include <mpi.h>
 #include <stdio.h>
-
-#ifndef IBC_MPI_NAME
-#define IBC_MPI_NAME "mpi"
-#endif
 
 #define TAG_BARRIER 0x1bc
 
 enum mpi_kind { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
 
-struct mpi_bar {
-	enum mpi_kind kind;
-	int rank, size;
-};
-
-static struct mpi_bar mbars[3];
+static enum mpi_kind kinds[3] = { MPI_KIND_BARRIER, MPI_KIND_PE, MPI_KIND_DS };
+static struct ibc_suite_mpi_job job; /* this rank, the job's size (set at boot) */
 
 static int mpi_err(const char *what, int err)
 {
@@ -62,26 +54,26 @@ static int step_do(const struct ibc_pattern_step *st)
 
 static int mpi_barrier_run(void *ctx)
 {
-	const struct mpi_bar *m = ctx;
+	const enum mpi_kind *kind = ctx;
 	struct ibc_pattern_step st;
 	int s, nsteps, rc = IBC_OK, err;
 
-	switch (m->kind) {
+	switch (*kind) {
 	case MPI_KIND_BARRIER:
 		err = MPI_Barrier(MPI_COMM_WORLD);
 		return err == MPI_SUCCESS ? IBC_OK : mpi_err("MPI_Barrier", err);
 	case MPI_KIND_PE:
-		nsteps = ibc_pattern_pe_nsteps(m->size);
+		nsteps = ibc_pattern_pe_nsteps(job.size);
 		for (s = 0; s < nsteps && rc == IBC_OK; s++) {
-			rc = ibc_pattern_pe_step_get(m->size, m->rank, s, &st);
+			rc = ibc_pattern_pe_step_get(job.size, job.rank, s, &st);
 			if (rc == IBC_OK)
 				rc = step_do(&st);
 		}
 		return rc;
 	case MPI_KIND_DS:
-		nsteps = ibc_pattern_diss_nsteps(m->size);
+		nsteps = ibc_pattern_diss_nsteps(job.size);
 		for (s = 0; s < nsteps && rc == IBC_OK; s++) {
-			rc = ibc_pattern_diss_step_get(m->size, m->rank, s, &st);
+			rc = ibc_pattern_diss_step_get(job.size, job.rank, s, &st);
 			if (rc == IBC_OK)
 				rc = step_do(&st);
 		}
@@ -90,42 +82,18 @@ static int mpi_barrier_run(void *ctx)
 	return IBC_ERR_INVAL;
 }
 
-static int boot_open(int *argc, char ***argv, struct ibc_boot **out)
-{
-	int rc = ibc_boot_mpi_open(argc, argv, out), k;
-
-	for (k = 0; rc == IBC_OK && k < 3; k++) {
-		mbars[k].rank = (*out)->rank;
-		mbars[k].size = (*out)->size;
-	}
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct ibc_barrier_suite_fn fns[3] = {
-		{ mpi_barrier_run, &mbars[0] }, { mpi_barrier_run, &mbars[1] },
-		{ mpi_barrier_run, &mbars[2] },
+		{ mpi_barrier_run, &kinds[0] }, { mpi_barrier_run, &kinds[1] },
+		{ mpi_barrier_run, &kinds[2] },
 	};
-	static char version[256];
 	struct ibc_suite_variant vars[3];
-	struct ibc_suite_ext ext = {
-		.prog_suffix = "-" IBC_MPI_NAME,
-		.boot_open = boot_open,
-		.variants = vars,
-		.nvariants = 3,
-		.mpi_version = version,
-	};
 
-	mbars[0].kind = MPI_KIND_BARRIER;
-	mbars[1].kind = MPI_KIND_PE;
-	mbars[2].kind = MPI_KIND_DS;
-	vars[0] = ibc_barrier_suite_fn_variant("mpi", IBC_MPI_NAME, "MPI_Barrier", &fns[0]);
-	vars[1] = ibc_barrier_suite_fn_variant("mpi-pe", IBC_MPI_NAME,
+	vars[0] = ibc_barrier_suite_fn_variant("mpi", ibc_suite_mpi_name, "MPI_Barrier", &fns[0]);
+	vars[1] = ibc_barrier_suite_fn_variant("mpi-pe", ibc_suite_mpi_name,
 					       "pairwise exchange over MPI_Sendrecv (0 bytes)", &fns[1]);
-	vars[2] = ibc_barrier_suite_fn_variant("mpi-ds", IBC_MPI_NAME,
+	vars[2] = ibc_barrier_suite_fn_variant("mpi-ds", ibc_suite_mpi_name,
 					       "dissemination over MPI_Sendrecv (0 bytes)", &fns[2]);
-	/* MPI_Get_library_version may be called before MPI_Init */
-	ibc_harness_mpi_version(version, sizeof(version));
-	return ibc_suite_main(&ibc_barrier_suite, &ext, argc, argv);
+	return ibc_suite_mpi_main(&ibc_barrier_suite, vars, 3, &job, argc, argv);
 }

@@ -8,26 +8,22 @@
  *           message of the window from and into its own buffer
  *
  * Rows of these variants have impl=<mpi>. */
-#include "boot/boot.h"
 #include "channel/channel_suite.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "harness/harness.h"
+#include "suite/suite.h"
 
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifndef IBC_MPI_NAME
-#define IBC_MPI_NAME "mpi"
-#endif
-
 #define TAG_DATA 0xc4a
 #define TAG_ACK 0xc4b
 #define MAX_WINDOW 64
 
-static int rank;
+static struct ibc_suite_mpi_job job; /* this rank, the job's size (set at boot) */
 
 static int mpi_err(const char *what, int err)
 {
@@ -39,7 +35,7 @@ static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long wind
 {
 	MPI_Request req[MAX_WINDOW];
 	MPI_Status st[MAX_WINDOW];
-	int n = (int)bytes, peer = 1 - rank, err = MPI_SUCCESS, ack = 0;
+	int n = (int)bytes, rank = job.rank, peer = 1 - rank, err = MPI_SUCCESS, ack = 0;
 	long k;
 
 	(void)ctx;
@@ -75,35 +71,17 @@ static int mpi_kernel(void *ctx, void *sbuf, void *rbuf, size_t bytes, long wind
 	return err == MPI_SUCCESS ? IBC_OK : mpi_err("windowed bandwidth", err);
 }
 
-static int boot_open(int *argc, char ***argv, struct ibc_boot **out)
-{
-	int rc = ibc_boot_mpi_open(argc, argv, out);
-
-	if (rc == IBC_OK)
-		rank = (*out)->rank;
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct ibc_channel_suite_fn fns[2] = {
 		{ mpi_kernel, NULL, 0 }, { mpi_kernel, NULL, 1 },
 	};
-	static char version[256];
 	struct ibc_suite_variant vars[2];
-	struct ibc_suite_ext ext = {
-		.prog_suffix = "-" IBC_MPI_NAME,
-		.boot_open = boot_open,
-		.variants = vars,
-		.nvariants = 2,
-		.mpi_version = version,
-	};
 
-	vars[0] = ibc_channel_suite_fn_variant("mpi", IBC_MPI_NAME,
+	vars[0] = ibc_channel_suite_fn_variant("mpi", ibc_suite_mpi_name,
 					       "ping-pong latency, as osu_latency (RTT/2)", &fns[0]);
-	vars[1] = ibc_channel_suite_fn_variant("mpi-bw", IBC_MPI_NAME,
+	vars[1] = ibc_channel_suite_fn_variant("mpi-bw", ibc_suite_mpi_name,
 					       "windowed bandwidth, as osu_bw; time per message",
 					       &fns[1]);
-	ibc_harness_mpi_version(version, sizeof(version));
-	return ibc_suite_main(&ibc_channel_suite, &ext, argc, argv);
+	return ibc_suite_mpi_main(&ibc_channel_suite, vars, 2, &job, argc, argv);
 }

@@ -1,5 +1,10 @@
-/* The channel suite (Liu et al.) on the suite driver (channel_suite.h). */
-#include "channel/channel_suite.h"
+/* The channel suite (Liu et al.) on the suite driver (channel_suite.h): its
+ * variant table and options, the per-point state and its validation, and
+ * the channel's kernels.  Beside it: the raw RDMA-write kernels
+ * (channel_raw.c), the host MPI's kernels as variants (channel_hostmpi.c),
+ * the connection-scaling table (channel_conns.c); what they share is
+ * channel_suite_impl.h. */
+#include "channel/channel_suite_impl.h"
 
 #include "boot/boot.h"
 #include "channel/channel.h"
@@ -7,7 +12,6 @@
 #include "core/opt.h"
 #include "core/status.h"
 #include "core/timer.h"
-#include "core/csv.h"
 #include "core/wait.h"
 #include "pattern/pattern.h"
 #include "xport/xport.h"
@@ -16,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WAIT_NS 30000000000LL
-
 static size_t opt_ring = 256 * 1024;
 
 static const struct ibc_opt opts[] = {
@@ -25,39 +27,6 @@ static const struct ibc_opt opts[] = {
 	  .help = "the channel's ring per direction (a multiple of 64, >= 64 KiB)",
 	  .min = 65536, .max = 1 << 30 },
 	IBC_OPT_END
-};
-
-enum cs_kind { CS_LAT, CS_BW, CS_BIBW };
-
-struct cs_arg {
-	const char *design;       /* NULL: raw RDMA writes (rdma-write) */
-	enum cs_kind kind;
-	size_t chunk, lazy;       /* 0: the design's default */
-};
-
-/* --validate: each message of an iteration has its own place in sbuf and
- * rbuf (nmsg of them: the window's for a validated stream, else one), filled
- * before the iteration (prepare) with the pattern of its source,
- * destination, iteration and index (suite.h) and checked after it, in the
- * next prepare or in validate: neither is in a timed interval.  A validated
- * stream therefore sends from window buffers, not one (another cache
- * footprint: its bandwidth is not the unvalidated run's). */
-struct cs_inst {
-	struct ibc_channel *ch;
-	unsigned char *sbuf, *rbuf;     /* nmsg messages of m bytes */
-	size_t m;
-	long window;
-	long nmsg;
-	long done_iter;                 /* the iteration whose messages rbuf holds unchecked, or 0 */
-	uint64_t bad;                   /* wrong bytes received */
-	long bad_iter, bad_msg;         /* the first */
-	size_t bad_off;
-	/* rdma-write */
-	struct ibc_xport_mr *mr;        /* [window slots | ack word] remote writable */
-	struct ibc_xport_mr *src;       /* nmsg slots, the sources */
-	struct ibc_xport_rdesc peer_rd;
-	size_t slot;                    /* PAD8(m) + 8 */
-	uint64_t seq;
 };
 
 static const struct cs_arg *arg_of(const struct ibc_suite_op *o)
@@ -84,15 +53,13 @@ static int cs_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 }
 
 static int cs_teardown(struct ibc_suite_op *o);
+static int cs_run(struct ibc_suite_op *o);
 
-#define PAD8(n) (((n) + 7) & ~(size_t)7)
-
-static int fn_run(struct ibc_suite_op *o);
-
-/* the host MPI's variants carry their kernel, not a cs_arg */
+/* the host MPI's variants (channel_hostmpi.c) carry their kernel, not a
+ * cs_arg, and run it, not cs_run */
 static const struct ibc_channel_suite_fn *fn_of(const struct ibc_suite_op *o)
 {
-	return o->v->run == fn_run ? o->v->arg : NULL;
+	return o->v->run != cs_run ? o->v->arg : NULL;
 }
 
 static enum cs_kind kind_of(const struct ibc_suite_op *o)
@@ -118,14 +85,7 @@ static long msgs_received(const struct ibc_suite_op *o, const struct cs_inst *in
 	return k == CS_LAT ? 1 : k == CS_BIBW || o->ctx->x->rank == 1 ? in->window : 0;
 }
 
-/* where message k is sent from and lands (rdma-write: its slots) */
-static unsigned char *msg_src(const struct cs_inst *in, long k)
-{
-	if (in->src != NULL)
-		return (unsigned char *)in->src->addr + (size_t)(k % in->nmsg) * in->slot;
-	return in->sbuf + (size_t)(k % in->nmsg) * in->m;
-}
-
+/* where message k lands (rdma-write: its slot) */
 static const unsigned char *msg_dst(const struct cs_inst *in, long k)
 {
 	if (in->mr != NULL)
@@ -176,35 +136,6 @@ static int cs_prepare(struct ibc_suite_op *o)
 	return IBC_OK;
 }
 
-/* after a run: what arrived is checked before the next one */
-static int arrived(struct ibc_suite_op *o, struct cs_inst *in, int rc)
-{
-	if (rc == IBC_OK && o->ctx->cli->validate && !o->in_b2b)
-		in->done_iter = o->iter;
-	return rc;
-}
-
-static int raw_setup(struct ibc_suite_op *o, struct cs_inst *in)
-{
-	struct ibc_xport *x = o->ctx->x;
-	struct ibc_xport_rdesc all[2];
-	int rc;
-
-	in->slot = PAD8(in->m) + 8;
-	rc = ibc_xport_mr_alloc(x, in->slot * (size_t)(in->window > 0 ? in->window : 1) + 64,
-				IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE, &in->mr);
-	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)in->nmsg, IBC_XPORT_ACCESS_LOCAL_WRITE,
-					&in->src);
-	if (rc == IBC_OK)
-		rc = ibc_xport_rdesc_allgather(x, &in->mr->rdesc, all);
-	if (rc == IBC_OK)
-		rc = ibc_xport_connect(x, NULL);
-	if (rc == IBC_OK)
-		in->peer_rd = all[1 - x->rank];
-	return rc;
-}
-
 static int cs_setup(struct ibc_suite_op *o)
 {
 	const struct cs_arg *a = fn_of(o) != NULL ? NULL : arg_of(o);
@@ -238,110 +169,11 @@ static int cs_setup(struct ibc_suite_op *o)
 		if (rc == IBC_OK)
 			rc = ibc_channel_setup(in->ch);
 	} else if (a != NULL) {
-		rc = raw_setup(o, in);
+		rc = cs_raw_setup(o, in);
 	}
 	if (rc != IBC_OK)
 		(void)cs_teardown(o);
 	return rc;
-}
-
-/* ---------------------------------------------------- raw RDMA writes -- */
-
-/* source slot k (its m bytes, as prepare left them, and the trailer: seq)
- * as one write into slot k of the peer */
-static int raw_write(struct ibc_xport *x, struct cs_inst *in, long k, int signaled)
-{
-	unsigned char *s = msg_src(in, k);
-	struct ibc_xport_sge sge = { (uintptr_t)s, (uint32_t)in->slot, in->src->lkey };
-	uint64_t seq = in->seq;
-
-	memcpy(s + in->slot - 8, &seq, 8);
-	return ibc_xport_write(x, 1 - x->rank, &sge, 1, in->peer_rd.addr + (uint64_t)k * in->slot,
-			       in->peer_rd.rkey,
-			       (signaled ? IBC_XPORT_WR_SIGNALED : 0) |
-				       (in->slot <= x->caps.max_inline ? IBC_XPORT_WR_INLINE : 0),
-			       0xC5);
-}
-
-/* one completion of a raw write; a channel's goes to its channel */
-static int raw_reap(struct ibc_xport *x)
-{
-	for (;;) {
-		struct ibc_xport_wc wc;
-		int rc = ibc_xport_cq_wait(x, IBC_XPORT_CQ_SEND, WAIT_NS, &wc);
-
-		if (rc)
-			return rc;
-		if (!ibc_channel_completion(&wc))
-			return wc.status;
-	}
-}
-
-static int raw_wait(struct ibc_xport *x, struct cs_inst *in, long k)
-{
-	return ibc_xport_wait_u64(x, (const uint64_t *)((unsigned char *)in->mr->addr +
-							(size_t)k * in->slot + in->slot - 8),
-				  in->seq, WAIT_NS, NULL);
-}
-
-/* rank 0 writes, rank 1 answers with its own message when rank 0's is in */
-static int raw_lat(struct ibc_suite_op *o, struct cs_inst *in)
-{
-	struct ibc_xport *x = o->ctx->x;
-	int rc = IBC_OK;
-
-	in->seq++;
-	if (x->rank == 1)
-		rc = raw_wait(x, in, 0);
-	if (rc == IBC_OK)
-		rc = raw_write(x, in, 0, 1);
-	if (rc == IBC_OK)
-		rc = raw_reap(x);
-	if (rc == IBC_OK && x->rank == 0)
-		rc = raw_wait(x, in, 0);
-	return arrived(o, in, rc);
-}
-
-static int raw_bw(struct ibc_suite_op *o, struct cs_inst *in)
-{
-	struct ibc_xport *x = o->ctx->x;
-	double t0 = ibc_timer_now_us();
-	volatile uint64_t *ack = (uint64_t *)((unsigned char *)in->mr->addr +
-					      (size_t)in->window * in->slot);
-	long k, sig = 0;
-	int rc = IBC_OK;
-
-	in->seq++;
-	if (x->rank == 0) {
-		for (k = 0; k < in->window && rc == IBC_OK; k++) {
-			int s = (k % 16) == 15 || k == in->window - 1;
-
-			rc = raw_write(x, in, k, s);
-			sig += s;
-		}
-		while (rc == IBC_OK && sig-- > 0)
-			rc = raw_reap(x);
-		if (rc == IBC_OK)
-			rc = ibc_xport_wait_u64(x, (const uint64_t *)ack, in->seq, WAIT_NS, NULL);
-		ibc_harness_sample_set(o->h, (ibc_timer_now_us() - t0) / (double)in->window);
-		return rc;
-	}
-	/* the last message's trailer: every earlier write has landed */
-	rc = raw_wait(x, in, in->window - 1);
-	if (rc == IBC_OK) {
-		struct ibc_xport_sge sge;
-		uint64_t v = in->seq;
-
-		sge.addr = (uintptr_t)&v;
-		sge.len = 8;
-		sge.lkey = 0;
-		rc = ibc_xport_write(x, 0, &sge, 1, in->peer_rd.addr + (uint64_t)in->window * in->slot,
-				     in->peer_rd.rkey, IBC_XPORT_WR_SIGNALED | IBC_XPORT_WR_INLINE,
-				     0xC5);
-		if (rc == IBC_OK)
-			rc = raw_reap(x);
-	}
-	return arrived(o, in, rc);
 }
 
 /* ------------------------------------------------------------ channel -- */
@@ -424,7 +256,7 @@ static int cs_run(struct ibc_suite_op *o)
 	struct cs_inst *in = o->inst;
 
 	if (a->design == NULL)
-		return a->kind == CS_LAT ? raw_lat(o, in) : raw_bw(o, in);
+		return a->kind == CS_LAT ? cs_raw_lat(o, in) : cs_raw_bw(o, in);
 	switch (a->kind) {
 	case CS_LAT:
 		return ch_lat(o, in);
@@ -434,21 +266,6 @@ static int cs_run(struct ibc_suite_op *o)
 		return ch_bibw(o, in);
 	}
 	return IBC_ERR_INVAL;
-}
-
-/* the host MPI's kernels: its ping-pong timed by the harness (RTT/2), its
- * windowed bandwidth per message */
-static int fn_run(struct ibc_suite_op *o)
-{
-	const struct ibc_channel_suite_fn *f = o->v->arg;
-	struct cs_inst *in = o->inst;
-	double t0 = ibc_timer_now_us();
-	int rc = f->fn(f->ctx, in->sbuf, in->rbuf, in->m, f->bw ? in->window : 0,
-		       in->nmsg > 1 ? in->m : 0);
-
-	if (rc == IBC_OK && f->bw && o->ctx->x->rank == 0)
-		ibc_harness_sample_set(o->h, (ibc_timer_now_us() - t0) / (double)in->window);
-	return arrived(o, in, rc);
 }
 
 static int cs_validate(struct ibc_suite_op *o)
@@ -519,24 +336,12 @@ static int cs_teardown(struct ibc_suite_op *o)
 	return rc;
 }
 
-static const struct ibc_suite_variant tmpl = {
+const struct ibc_suite_variant cs_tmpl = {
 	.timing = IBC_HARNESS_TIME_ROOT,
 	.usable = cs_usable, .setup = cs_setup, .prepare = cs_prepare, .run = cs_run,
 	.validate = cs_validate, .checked = "bytes", .counters = counter_names, .counters_get = cs_counters,
 	.extra = cs_extra, .teardown = cs_teardown,
 };
-
-struct ibc_suite_variant ibc_channel_suite_fn_variant(const char *name, const char *impl,
-						      const char *desc,
-						      const struct ibc_channel_suite_fn *fn)
-{
-	struct ibc_suite_variant v = ibc_suite_variant_like(&tmpl, name, impl, desc, fn);
-
-	v.run = fn_run;
-	v.scale = fn->bw ? 0 : 0.5;
-	v.flags = fn->bw ? IBC_SUITE_V_NO_B2B : 0;
-	return v;
-}
 
 /* ------------------------------------------------------------ table ---- */
 
@@ -553,7 +358,7 @@ static size_t add(struct ibc_suite_variant *out, size_t cap, size_t n, const str
 	args[n] = *a;
 	snprintf(names[n], sizeof(names[n]), "%s", name);
 	snprintf(descs[n], sizeof(descs[n]), "%s", desc);
-	out[n] = tmpl;
+	out[n] = cs_tmpl;
 	out[n].name = names[n];
 	out[n].desc = descs[n];
 	out[n].arg = &args[n];
@@ -631,116 +436,6 @@ static int options_check(const struct ibc_harness_cli *cli)
 	return IBC_OK;
 }
 
-/* ------------------------------------------------- connection scaling -- */
-
-/* kB of a "Vm..." line of /proc/self/status, -1 if absent */
-static long proc_kb(const char *key)
-{
-	char line[256];
-	long v = -1;
-	size_t kl = strlen(key);
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
-			v = strtol(line + kl + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
-
-/* The distinct peers a dissemination schedule (the barriers' RDS) talks to. */
-static long diss_peers(long n)
-{
-	long k, p = 0;
-
-	for (k = 1; k < n; k *= 2)
-		p += 2;
-	return p < n - 1 ? p : n - 1;
-}
-
-/* Thesis ch. 4, Table 4.1 and the memory behind it: rank 0 writes
- * DIR/channel-conn.csv, a row measured on this run's transport and the
- * computed rows for n nodes x c cores up to 64 K processes:
- *   rc-all           every peer: n c - 1 QPs per process
- *   rc-ondemand-ring connected at first use, a ring's neighbours: 2
- *   rc-ondemand-diss ... a dissemination barrier's peers: 2 ceil(log2 n c)
- *   xrc              one connection per node: n QPs, one SRQ
- * Bytes: per RC QP, its send and receive queues (the verbs transport's own
- * estimate, from the device's WQE sizes: sq_depth (64 + 16 max_sge +
- * max_inline) + rq_depth (16 + 16 max_sge)); an XRC initiator has only the
- * send part, and a process one SRQ of the receive part. */
-static int conn_table(struct ibc_suite_ctx *c)
-{
-	static const char *const cols[] = { "source", "xport", "nodes", "cores", "job_size",
-					    "scheme", "qps_per_process", "srqs_per_process",
-					    "bytes_per_process", "note" };
-	static const long cores[] = { 1, 2, 4, 8, 16, 32, 64 };
-	struct ibc_xport_stats st;
-	struct ibc_csv_writer *w = NULL;
-	const struct ibc_xport_caps *cp = &c->x->caps;
-	double sq = (double)c->x->params.sq_depth * (64.0 + 16.0 * cp->max_sge + cp->max_inline);
-	double rq = (double)c->x->params.rq_depth * (16.0 + 16.0 * cp->max_sge);
-	char path[4200], f[10][64], note[160];
-	const char *fp[10];
-	size_t k;
-	long n;
-	int rc, i;
-
-	if (c->boot->rank != 0)
-		return IBC_OK;
-	rc = ibc_xport_stats_get(c->x, &st);
-	snprintf(path, sizeof(path), "%s/channel-conn.csv", c->cli->out);
-	if (rc == IBC_OK)
-		rc = ibc_csv_writer_open(path, cols, 10, 0, &w);
-	for (i = 0; i < 10; i++)
-		fp[i] = f[i];
-	fp[9] = note;
-	if (rc == IBC_OK) {
-		snprintf(f[0], 64, "measured");
-		snprintf(f[1], 64, "%s", cp->backend);
-		snprintf(f[2], 64, "%d", c->boot->num_nodes);
-		snprintf(f[3], 64, "%d", c->boot->local_size);
-		snprintf(f[4], 64, "%d", c->boot->size);
-		snprintf(f[5], 64, "%s", strcmp(cp->backend, "shm") == 0 ? "emulated" : "rc-ondemand");
-		snprintf(f[6], 64, "%llu", (unsigned long long)st.qps);
-		snprintf(f[7], 64, "%llu", (unsigned long long)st.srqs);
-		snprintf(f[8], 64, "%llu", (unsigned long long)st.conn_bytes);
-		snprintf(note, sizeof(note), "VmPin %ld kB, VmLck %ld kB, VmRSS %ld kB (/proc/self/status)",
-			 proc_kb("VmPin"), proc_kb("VmLck"), proc_kb("VmRSS"));
-		rc = ibc_csv_writer_row(w, fp);
-	}
-	note[0] = '\0';
-	for (k = 0; rc == IBC_OK && k < sizeof(cores) / sizeof(cores[0]); k++)
-		for (n = 1; rc == IBC_OK && n * cores[k] <= 65536; n *= 2) {
-			long N = n * cores[k];
-			const struct { const char *name; long qps, srqs; double bytes; } sc[] = {
-				{ "rc-all", N - 1, 0, (double)(N - 1) * (sq + rq) },
-				{ "rc-ondemand-ring", N > 2 ? 2 : N - 1, 0, (N > 2 ? 2 : N - 1) * (sq + rq) },
-				{ "rc-ondemand-diss", diss_peers(N), 0, (double)diss_peers(N) * (sq + rq) },
-				{ "xrc", n, 1, (double)n * sq + rq },
-			};
-
-			for (i = 0; rc == IBC_OK && i < 4; i++) {
-				snprintf(f[0], 64, "computed");
-				snprintf(f[1], 64, "%s", cp->backend);
-				snprintf(f[2], 64, "%ld", n);
-				snprintf(f[3], 64, "%ld", cores[k]);
-				snprintf(f[4], 64, "%ld", N);
-				snprintf(f[5], 64, "%s", sc[i].name);
-				snprintf(f[6], 64, "%ld", sc[i].qps);
-				snprintf(f[7], 64, "%ld", sc[i].srqs);
-				snprintf(f[8], 64, "%.0f", sc[i].bytes);
-				rc = ibc_csv_writer_row(w, fp);
-			}
-		}
-	if (w && ibc_csv_writer_close(w) && rc == IBC_OK)
-		rc = IBC_ERR_IO;
-	if (rc)
-		ibc_error("channel: writing %s: %s", path, ibc_status_str(rc));
-	return rc;
-}
-
 static void info(FILE *out)
 {
 	fprintf(out, "  designs (impl/channel):\n");
@@ -772,6 +467,6 @@ const struct ibc_suite_def ibc_channel_suite = {
 	.b2b_iters = 1000,
 	.variants_fill = variants_fill,
 	.check = options_check,
-	.after = conn_table,
+	.after = cs_conn_table,
 	.info = info,
 };

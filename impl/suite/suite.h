@@ -198,6 +198,28 @@ struct ibc_suite_variant ibc_suite_variant_like(const struct ibc_suite_variant *
 int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ext, int argc,
 		   char **argv);
 
+#ifdef IBC_HAVE_MPI
+/* suite_mpi.c, the host-MPI build of a suite (bench/<suite>/mpi.c):
+ *
+ *   int main(int argc, char **argv)
+ *   {
+ *       vars[0] = ...the suite's variant maker ("mpi", ibc_suite_mpi_name, ...);
+ *       return ibc_suite_mpi_main(&ibc_barrier_suite, vars, n, &job, argc, argv);
+ *   }
+ *
+ * runs the suite bootstrapped by the host MPI with vars (the MPI's
+ * operations) after the suite's own variants; job (when not NULL) gets this
+ * rank and the job's size once the bootstrap is open, before any variant
+ * runs.  Returns the process's exit status. */
+struct ibc_suite_mpi_job {
+	int rank, size;
+};
+/* the MPI of this build ("openmpi", "mpich"): the MPI's variants' impl */
+extern const char ibc_suite_mpi_name[];
+int ibc_suite_mpi_main(const struct ibc_suite_def *d, const struct ibc_suite_variant *vars,
+		       size_t nvars, struct ibc_suite_mpi_job *job, int argc, char **argv);
+#endif
+
 /* The fault injection point WHERE on this rank (n-th time; see above):
  * IBC_ERR_IO, logged, when IBC_FAULT asks for it, else IBC_OK. */
 int ibc_suite_fault(const char *where, int rank, long n);

@@ -89,7 +89,7 @@ void ibc_xport_shm_group_pull(struct shm *st, struct ibc_xport *x, struct group 
 			g->cursor++;
 			continue;
 		}
-		rs = ibc_xport_shm_ring_claim(rr, &seq);
+		rs = ring_claim(rr, &seq);
 		if (rs == NULL)
 			return; /* no receive posted yet: it waits in the ring */
 		iov.iov_base = g->bounce;

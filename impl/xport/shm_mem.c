@@ -4,10 +4,10 @@
  * process_vm_readv/writev).  See xport_shm.c for the design. */
 #define _GNU_SOURCE
 #include "xport/shm_priv.h"
+#include "xport/shm_store.h"
 
 #include "core/log.h"
 #include "core/status.h"
-#include "core/timer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -250,20 +250,6 @@ static int pvm_copy(pvm_fn fn, pid_t pid, const struct iovec *liov, int n, uint6
 		}
 	}
 	return RS_OK;
-}
-
-int ibc_xport_shm_torn;
-
-void ibc_xport_shm_store_torn(char *d, const void *src, uint64_t len)
-{
-	const unsigned char *s = src;
-	uint64_t i;
-
-	for (i = 0; i < len; i++) {
-		__atomic_store_n((unsigned char *)d + i, s[i], __ATOMIC_RELEASE);
-		if (len <= 16)   /* a window a reader on another PU can fall into */
-			ibc_timer_spin_us(0.3);
-	}
 }
 
 /* gather local iov -> one target range */

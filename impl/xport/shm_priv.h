@@ -1,11 +1,14 @@
-/* Private state of the shm transport, shared by xport_shm.c (completions,
- * receive rings, execution, post / poll, open / close), shm_mem.c (segments,
- * registrations, the access check and the copies) and shm_mcast.c (group
- * rings).  See xport_shm.c for the design.  Not part of the transport
- * interface: only impl/xport/{xport_shm,shm_*}.c include it. */
+/* Private state of the shm transport, shared by xport_shm.c (receive rings,
+ * execution, post / poll, open / close), shm_mcast.c (group rings), shm_cq.c
+ * (completions) and shm_mem.c (segments, registrations, the access check and
+ * the copies), and the inline pieces more than one of them runs (a receive
+ * slot claimed and finished, the reason codes).  See xport_shm.c for the
+ * design.  Not part of the transport interface: only
+ * impl/xport/{xport_shm,shm_*}.c include it. */
 #ifndef IBC_XPORT_SHM_PRIV_H
 #define IBC_XPORT_SHM_PRIV_H
 
+#include "core/status.h"
 #include "xport/xport.h"
 
 #include <stdatomic.h>
@@ -293,40 +296,65 @@ static inline char *shm_rcache_hit(const struct rcache *rc, uint32_t key, uint64
 	return rc->base + (addr - rc->addr);
 }
 
-/* IBCHAR_SHM_TORN=1 (read at open): every write is stored a byte at a time,
- * lowest address first, with a pause between the bytes of a short one, as
- * Soft-RoCE places a write (xport.h: words may be read torn).  A test mode:
- * make check runs the channel test so, which a reader that trusts one read of
- * a growing word fails. */
-extern int ibc_xport_shm_torn;
-void ibc_xport_shm_store_torn(char *d, const void *src, uint64_t len);
+/* ------------------------------------------------------- completions --- */
 
-/* One contiguous store of len bytes into mapped memory.  When the write ends
- * on an 8-byte boundary its last word is stored last, untorn, with release
- * (xport.h: a reader that polls a write's last word sees the rest of it, as
- * on an RDMA device that places a write's bytes in order); an aligned 8-byte
- * write is that one store. */
-static inline void shm_store(char *d, const void *src, uint64_t len)
+/* shm_cq.c: the text of each reason code */
+extern const char *const ibc_xport_shm_reason_text[RS_COUNT];
+
+static inline int reason_status(int r)
 {
-	if (__builtin_expect(ibc_xport_shm_torn, 0)) {
-		ibc_xport_shm_store_torn(d, src, len);
-		return;
+	switch (r) {
+	case RS_OK:
+		return IBC_OK;
+	case RS_LOCAL_PROT:
+	case RS_LOCAL_LEN:
+		return IBC_ERR_INVAL;
+	case RS_FLUSH:
+		return IBC_ERR_CLOSED;
+	default:
+		return IBC_ERR_REMOTE;
 	}
-	if (len >= 8 && (((uintptr_t)d + len) & 7) == 0) {
-		uint64_t v;
-
-		memcpy(d, src, len - 8);
-		memcpy(&v, (const char *)src + len - 8, 8);
-		__atomic_store_n((uint64_t *)(void *)(d + len - 8), v, __ATOMIC_RELEASE);
-		return;
-	}
-	memcpy(d, src, len);
 }
 
-/* xport_shm.c */
+static inline const char *reason_str(uint32_t r)
+{
+	return r < RS_COUNT ? ibc_xport_shm_reason_text[r] : "unknown error";
+}
+
+/* Claims the next posted receive of ring r; NULL when none (RNR). */
+static inline struct shm_slot *ring_claim(struct shm_ring *r, uint64_t *seq)
+{
+	uint64_t c = atomic_load_explicit(&r->claim, memory_order_relaxed);
+
+	for (;;) {
+		uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+		if (c >= h)
+			return NULL;
+		if (atomic_compare_exchange_weak_explicit(&r->claim, &c, c + 1,
+							  memory_order_acquire,
+							  memory_order_relaxed))
+			break;
+	}
+	*seq = c;
+	return &r->slots[c % r->depth];
+}
+
+static inline void slot_finish(struct shm_slot *s, uint64_t seq, int reason, uint32_t opcode,
+			       uint32_t byte_len, uint32_t imm, uint32_t flags, int src)
+{
+	s->status = reason_status(reason);
+	s->reason = (uint32_t)reason;
+	s->opcode = opcode;
+	s->byte_len = byte_len;
+	s->imm = imm;
+	s->flags = flags;
+	s->src = src;
+	atomic_store_explicit(&s->done, seq + 1, memory_order_release);
+}
+
+/* shm_cq.c */
 int ibc_xport_shm_complete_send(struct shm *st, const struct ibc_xport_wr *wr, int reason,
 				uint32_t byte_len);
-struct shm_slot *ibc_xport_shm_ring_claim(struct shm_ring *r, uint64_t *seq);
 int ibc_xport_shm_deliver(struct shm *st, int peer, struct shm_slot *s, uint64_t seq,
 			  const struct iovec *iov, int n, uint64_t total, uint32_t opcode, uint32_t imm,
 			  uint32_t flags);
