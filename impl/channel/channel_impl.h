@@ -3,12 +3,10 @@
 #define IBC_CHANNEL_IMPL_H
 
 #include "channel/channel.h"
+#include "family/family.h"
 #include "xport/xport.h"
 
 #include <stdint.h>
-
-#define CH_WRID_TAG 0xC4ull
-#define CH_MAX_LIVE 1024
 
 /* the endpoint's registered region: [ring | head copy | tail copy | zdone] */
 #define CH_OFF_HEAD(R) ((R))
@@ -16,6 +14,7 @@
 #define CH_OFF_ZDONE(R) ((R) + 128)
 #define CH_REGION(R) ((R) + 192)
 
+/* wr_id kinds (the layout: family.h) */
 enum ch_wr_kind { CH_WR_SIGNALED = 1, CH_WR_READ = 2 };
 
 /* packet records: header word = len (32) | type (8); sequence word; DATA
@@ -26,7 +25,8 @@ enum ch_rec { CH_REC_DATA = 1, CH_REC_WRAP = 2, CH_REC_RNDV = 3 };
 struct ibc_channel {
 	const struct ibc_channel_design *d;
 	struct ibc_xport *x;
-	int peer, live;
+	int peer;
+	struct ibc_family_member fm;       /* registry index (family.h) */
 	struct ibc_channel_params p;
 	size_t R;
 	int ready, failed;
@@ -63,6 +63,11 @@ struct ibc_channel {
 	struct ibc_regcache *rc;
 	int rc_own;
 };
+
+static inline uint64_t ch_wrid(const struct ibc_channel *c, unsigned kind, uint32_t index)
+{
+	return ibc_family_wrid(&c->fm, kind, index);
+}
 
 /* Posts one RDMA write of len bytes of local memory (lkey) to offset off of
  * the peer's region; inline when it fits and asked for; signaled now and

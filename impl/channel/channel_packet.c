@@ -235,8 +235,7 @@ static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct 
 		c->read_done = 0;
 		rc = ibc_xport_read(c->x, c->peer, sge, k, r->addr + c->rx_off, r->rkey,
 				    IBC_XPORT_WR_SIGNALED,
-				    (CH_WRID_TAG << 56) | ((uint64_t)(c->live & 0xffff) << 40) |
-					    ((uint64_t)CH_WR_READ << 32));
+				    ch_wrid(c, CH_WR_READ, 0));
 		if (rc == IBC_OK)
 			c->outstanding++;
 		/* the data is there: waiting for the read is no wait for the peer */
