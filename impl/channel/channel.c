@@ -147,6 +147,16 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 	return IBC_OK;
 }
 
+/* a region's salt (from its descriptor: the same at both ends) */
+static uint64_t region_salt(const struct ibc_xport_rdesc *rd)
+{
+	uint64_t z = rd->addr ^ ((uint64_t)rd->rkey << 32) ^ ((uint64_t)rd->rank << 16) ^ CH_SEQ_MAGIC;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 int ibc_channel_setup(struct ibc_channel *c)
 {
 	struct ibc_xport *x = c->x;
@@ -174,8 +184,8 @@ int ibc_channel_setup(struct ibc_channel *c)
 		c->head_copy = (volatile uint64_t *)(c->ring + CH_OFF_HEAD(c->R));
 		c->tail_copy = (volatile uint64_t *)(c->ring + CH_OFF_TAIL(c->R));
 		c->zdone = (volatile uint64_t *)(c->ring + CH_OFF_ZDONE(c->R));
-		c->tx_salt = ch_packet_salt(&c->peer_rd);
-		c->rx_salt = ch_packet_salt(&c->mr->rdesc);
+		c->tx_salt = region_salt(&c->peer_rd);
+		c->rx_salt = region_salt(&c->mr->rdesc);
 		c->ready = 1;
 	} else {
 		ibc_error("channel %s rank %d: set-up with rank %d: %s", c->d->name, x->rank, c->peer,
@@ -457,13 +467,4 @@ int ibc_channel_send_all(struct ibc_channel *c, const void *buf, size_t len, int
 int ibc_channel_recv_all(struct ibc_channel *c, void *buf, size_t len, int64_t timeout_ns)
 {
 	return xfer_all(c, buf, len, timeout_ns, 0);
-}
-
-int ibc_channel_test_torn_record(struct ibc_channel *c, const void *buf, size_t len)
-{
-	if (!c->d->packets)
-		return IBC_ERR_UNSUPPORTED;
-	if (!c->ready || len == 0 || len > c->R / 4)
-		return IBC_ERR_INVAL;
-	return ch_packet_torn_record(c, buf, len);
 }

@@ -101,10 +101,8 @@ int ch_tail_update(struct ibc_channel *c, uint64_t threshold);
 int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,
 		  size_t maxpkt, int zcopy);
 int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered);
-/* a region's salt (from its descriptor: the same at both ends) */
-uint64_t ch_packet_salt(const struct ibc_xport_rdesc *rd);
-/* ibc_channel_test_torn_record's half-landed record */
-int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t len);
+/* mixed into sequence words and salts */
+#define CH_SEQ_MAGIC 0x9e3779b97f4a7c15ull
 
 extern const struct ibc_channel_design ibc_channel_basic;
 extern const struct ibc_channel_design ibc_channel_piggyback;
