@@ -212,13 +212,6 @@ const struct ibc_alltoall_alg *ibc_alltoall_alg_of(const struct ibc_alltoall *a)
 
 /* ------------------------------------------------ completion routing -- */
 
-int a2a_service(struct ibc_alltoall *a)
-{
-	int rc = ibc_family_service(a->x, IBC_XPORT_CQ_ANY);
-
-	return rc ? rc : a->failed;
-}
-
 void a2a_wc_failed(struct ibc_alltoall *a, const struct ibc_xport_wc *wc)
 {
 	if (a->failed)
@@ -228,18 +221,11 @@ void a2a_wc_failed(struct ibc_alltoall *a, const struct ibc_xport_wc *wc)
 	a->failed = wc->status < 0 ? wc->status : IBC_ERR_REMOTE;
 }
 
-int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int peer)
+int a2a_tick_timeout(struct ibc_alltoall *a, const char *what, int peer)
 {
-	int rc = ibc_family_tick(a->x, &w->f);
-
-	/* an error completion routed to a in the tick's service */
-	if (rc == IBC_OK && (w->f.polls & (w->f.service_every - 1)) == 0)
-		rc = a->failed;
-	if (rc == IBC_ERR_TIMEOUT)
-		ibc_error("alltoall %s rank %d: call %llu: no %s from rank %d after %g s",
-			  a->alg->name, a->rank, (unsigned long long)a->seq, what, peer,
-			  a->params.deadline_s);
-	return rc;
+	ibc_error("alltoall %s rank %d: call %llu: no %s from rank %d after %g s", a->alg->name,
+		  a->rank, (unsigned long long)a->seq, what, peer, a->params.deadline_s);
+	return IBC_ERR_TIMEOUT;
 }
 
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,

@@ -3,6 +3,7 @@
 #define IBC_ALLTOALL_IMPL_H
 
 #include "alltoall/alltoall.h"
+#include "core/status.h"
 #include "core/wait.h"
 #include "family/family.h"
 #include "pattern/pattern.h"
@@ -45,7 +46,12 @@ static inline uint64_t a2a_wrid(const struct ibc_alltoall *a, unsigned kind, uin
 
 /* Polls the completion queues once and routes what it finds, whatever its
  * family (a poll or pool error, else a->failed). */
-int a2a_service(struct ibc_alltoall *a);
+static inline int a2a_service(struct ibc_alltoall *a)
+{
+	int rc = ibc_family_service(a->x, IBC_XPORT_CQ_ANY);
+
+	return rc ? rc : a->failed;
+}
 /* An error completion of a: logged once, a->failed. */
 void a2a_wc_failed(struct ibc_alltoall *a, const struct ibc_xport_wc *wc);
 
@@ -55,7 +61,18 @@ struct a2a_waiter {
 	struct ibc_family_waiter f;      /* deadline from a->deadline_ns at the first check */
 };
 #define A2A_WAITER(a) ((struct a2a_waiter){ IBC_FAMILY_WAITER((a)->deadline_ns, 16, 16) })
-int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int peer);
+/* Logs the timeout of a wait for what from peer; returns IBC_ERR_TIMEOUT. */
+int a2a_tick_timeout(struct ibc_alltoall *a, const char *what, int peer);
+static inline int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what,
+			   int peer)
+{
+	int rc = ibc_family_tick(a->x, &w->f);
+
+	/* an error completion routed to a in the tick's service */
+	if (rc == IBC_OK && (w->f.polls & (w->f.service_every - 1)) == 0)
+		rc = a->failed;
+	return rc == IBC_ERR_TIMEOUT ? a2a_tick_timeout(a, what, peer) : rc;
+}
 /* Waits until the 64-bit word at addr is >= target. */
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,
 		 const char *what, int peer);

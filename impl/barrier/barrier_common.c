@@ -20,16 +20,11 @@ void ibc_barrier_waiter_init(const struct ibc_barrier *b, struct ibc_barrier_wai
 	w->f = IBC_FAMILY_WAITER(b->deadline_ns, 0, BARRIER_PROGRESS_EVERY);
 }
 
-int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
-			    const char *what, int peer)
+int ibc_barrier_waiter_timeout(struct ibc_barrier *b, const char *what, int peer)
 {
-	int rc = ibc_family_tick(b->x, &w->f);
-
-	if (rc == IBC_ERR_TIMEOUT)
-		ibc_error("barrier %s rank %d: barrier %llu: no %s from rank %d after %g s",
-			  b->alg->name, b->rank, (unsigned long long)b->id, what, peer,
-			  b->params.deadline_s);
-	return rc;
+	ibc_error("barrier %s rank %d: barrier %llu: no %s from rank %d after %g s", b->alg->name,
+		  b->rank, (unsigned long long)b->id, what, peer, b->params.deadline_s);
+	return IBC_ERR_TIMEOUT;
 }
 
 /* ------------------------------------------------ completion routing -- */
@@ -54,13 +49,6 @@ int ibc_barrier_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, ui
 		o->wc_hook(o, wc, kind, index);
 	}
 	return IBC_OK;
-}
-
-int ibc_barrier_cq_service(struct ibc_barrier *b, int cq)
-{
-	int rc = ibc_family_service(b->x, cq);
-
-	return rc ? rc : b->failed;
 }
 
 /* ------------------------------------------------------ send side ------- */

@@ -4,6 +4,7 @@
 #define IBC_BARRIER_IMPL_H
 
 #include "barrier/barrier.h"
+#include "core/status.h"
 #include "family/family.h"
 #include "pattern/pattern.h"
 #include "xport/xport.h"
@@ -76,7 +77,12 @@ int ibc_barrier_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, ui
 /* Polls cq once (non-blocking, up to a batch) and hands each completion to
  * the instance that owns it, whatever its family.  Returns a poll or
  * receive error (logged), else b->failed. */
-int ibc_barrier_cq_service(struct ibc_barrier *b, int cq);
+static inline int ibc_barrier_cq_service(struct ibc_barrier *b, int cq)
+{
+	int rc = ibc_family_service(b->x, cq);
+
+	return rc ? rc : b->failed;
+}
 
 /* Waiting helper: spin, or spin then yield, per x->wait; IBC_ERR_TIMEOUT
  * (logged with what) after the deadline. */
@@ -84,8 +90,15 @@ struct ibc_barrier_waiter {
 	struct ibc_family_waiter f;
 };
 void ibc_barrier_waiter_init(const struct ibc_barrier *b, struct ibc_barrier_waiter *w);
-int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
-			    const char *what, int peer);
+/* Logs the timeout of a wait for what from peer; returns IBC_ERR_TIMEOUT. */
+int ibc_barrier_waiter_timeout(struct ibc_barrier *b, const char *what, int peer);
+static inline int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
+					  const char *what, int peer)
+{
+	int rc = ibc_family_tick(b->x, &w->f);
+
+	return rc == IBC_ERR_TIMEOUT ? ibc_barrier_waiter_timeout(b, what, peer) : rc;
+}
 
 /* RDMA words: allocates nwords words (zero), exchanges descriptors,
  * connects the peers in want (NULL = all).  Collective. */

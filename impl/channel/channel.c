@@ -339,13 +339,6 @@ int ibc_channel_completion(const struct ibc_xport_wc *wc)
 	return ibc_family_route(wc, &rc);
 }
 
-int ch_service(struct ibc_channel *c)
-{
-	int rc = ibc_family_service(c->x, IBC_XPORT_CQ_SEND);
-
-	return rc ? rc : c->failed;
-}
-
 uint64_t ch_pointer_read(const struct ibc_channel *c, const volatile uint64_t *w,
 			 uint64_t *seen, uint64_t limit)
 {

@@ -76,8 +76,13 @@ int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, 
 	     int inl);
 /* An 8-byte value into the peer's region at off (inline). */
 int ch_write_word(struct ibc_channel *c, uint64_t off, uint64_t value);
-/* Polls completions once and routes them. */
-int ch_service(struct ibc_channel *c);
+/* Polls the send completions once and routes them, whatever their family. */
+static inline int ch_service(struct ibc_channel *c)
+{
+	int rc = ibc_family_service(c->x, IBC_XPORT_CQ_SEND);
+
+	return rc ? rc : c->failed;
+}
 /* A word the peer writes and only ever raises (head, tail), read once.  On
  * Soft-RoCE a write lands a byte at a time, lowest address first, so a read
  * may see the new value's low-order bytes under the old one's high-order
