@@ -102,14 +102,14 @@ int a2a_p2p_setup(struct ibc_alltoall *a)
 		rc = ibc_xport_connect(a->x, NULL);
 	if (rc == IBC_OK)
 		rc = ibc_family_add(&p->m, &a2a_family_kind, p2p_send_wc, a);
-	if (rc == IBC_OK)
+	if (rc == IBC_OK) {
 		rc = ibc_family_recv_join(a->x, P2P_HDR + a->params.eager_max, NULL, p2p_recv, a,
 					  &p->pool, &p->tag);
-	if (p->pool)
-		p->joined = 1;
-	if (rc)
-		ibc_error("alltoall %s rank %d: joining the receive pool: %s", a->alg->name, a->rank,
-			  ibc_status_str(rc));
+		p->joined = p->pool != NULL;
+		if (rc)
+			ibc_error("alltoall %s rank %d: joining the receive pool: %s", a->alg->name,
+				  a->rank, ibc_status_str(rc));
+	}
 	if (rc == IBC_OK) {
 		/* the pool's slots are as large as its first member asked */
 		p->slot_size = ibc_family_recv_slot_bytes(p->pool);
