@@ -19,8 +19,6 @@ static const struct ibc_alltoall_alg *const table[] = {
 };
 #define NALGS (sizeof(table) / sizeof(table[0]))
 
-static struct ibc_alltoall *live[A2A_MAX_LIVE];
-
 size_t ibc_alltoall_alg_count(void)
 {
 	return NALGS;
@@ -82,29 +80,20 @@ void ibc_alltoall_params_init(struct ibc_alltoall_params *p)
 	p->deadline_s = 60;
 }
 
-static int live_add(struct ibc_alltoall *a)
-{
-	int i;
+struct ibc_family_kind a2a_family_kind = { "alltoall", 0 };
 
-	for (i = 0; i < A2A_MAX_LIVE; i++)
-		if (live[i] == NULL) {
-			live[i] = a;
-			a->live = i;
-			return IBC_OK;
-		}
-	ibc_error("alltoall: more than %d live instances", A2A_MAX_LIVE);
-	return IBC_ERR_NOMEM;
-}
-
-struct ibc_alltoall *a2a_live_get(unsigned i)
+/* A completion of one of a's WRs (the router's handler). */
+static int a2a_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, uint32_t index)
 {
-	return i < A2A_MAX_LIVE ? live[i] : NULL;
-}
+	struct ibc_alltoall *o = owner;
 
-uint64_t a2a_wrid(const struct ibc_alltoall *a, unsigned kind, uint32_t index)
-{
-	return (A2A_WRID_TAG << 56) | ((uint64_t)(a->live & 0xffff) << 40) |
-	       ((uint64_t)(kind & 0xff) << 32) | index;
+	(void)kind;
+	(void)index;
+	if (wc->status != IBC_OK)
+		a2a_wc_failed(o, wc);
+	else if (o->outstanding > 0)
+		o->outstanding--;
+	return IBC_OK;
 }
 
 int ibc_alltoall_create(struct ibc_xport *x, const char *name,
@@ -144,8 +133,7 @@ int ibc_alltoall_create(struct ibc_xport *x, const char *name,
 		a->params.max_bytes = 1;
 	a->deadline_ns = (int64_t)(a->params.deadline_s * 1e9);
 	a->jitter_state = a->params.jitter_seed * 2654435761u + (unsigned)a->rank * 40503u + 1;
-	a->live = -1;
-	rc = live_add(a);
+	rc = ibc_family_add(&a->fm, &a2a_family_kind, a2a_wc, a);
 	if (rc == IBC_OK && a->params.rcache == NULL) {
 		rc = ibc_regcache_open(x, 0, &a->rc);
 		a->rc_own = 1;
@@ -153,8 +141,7 @@ int ibc_alltoall_create(struct ibc_xport *x, const char *name,
 		a->rc = a->params.rcache;
 	}
 	if (rc) {
-		if (a->live >= 0)
-			live[a->live] = NULL;
+		ibc_family_remove(&a->fm);
 		free(a);
 		return rc;
 	}
@@ -206,12 +193,9 @@ int ibc_alltoall_destroy(struct ibc_alltoall *a)
 		rc = a2a_drain(a);
 	if (a->alg->teardown)
 		a->alg->teardown(a);
-	if (a->p2p)
-		a2a_p2p_teardown(a);
 	if (a->rc_own)
 		(void)ibc_regcache_close(a->rc);
-	if (a->live >= 0 && live[a->live] == a)
-		live[a->live] = NULL;
+	ibc_family_remove(&a->fm);
 	free(a);
 	return rc;
 }
@@ -228,89 +212,20 @@ const struct ibc_alltoall_alg *ibc_alltoall_alg_of(const struct ibc_alltoall *a)
 
 /* ------------------------------------------------ completion routing -- */
 
-int a2a_service(struct ibc_alltoall *a)
+void a2a_wc_failed(struct ibc_alltoall *a, const struct ibc_xport_wc *wc)
 {
-	struct ibc_xport_wc wc[16];
-	int n = 0, i, rc, first = IBC_OK;
-
-	rc = ibc_xport_cq_poll(a->x, IBC_XPORT_CQ_ANY, 16, wc, &n);
-	if (rc) {
-		ibc_error("alltoall %s: polling completions: %s", a->alg->name, ibc_status_str(rc));
-		return rc;
-	}
-	for (i = 0; i < n; i++) {
-		uint64_t id = wc[i].wr_id;
-		unsigned slot = (unsigned)((id >> 40) & 0xffff);
-		unsigned kind = (unsigned)((id >> 32) & 0xff);
-		struct ibc_alltoall *o;
-
-		if ((id >> 56) != A2A_WRID_TAG) {
-			ibc_warn("alltoall: a completion not of an all-to-all (wr_id %#llx, %s) dropped",
-				 (unsigned long long)id, ibc_xport_opcode_name(wc[i].opcode));
-			continue;
-		}
-		if (kind == A2A_WR_RECV) {
-			if (wc[i].status != IBC_OK) {
-				ibc_error("alltoall %s rank %d: a receive from rank %d failed: %s",
-					  a->alg->name, a->rank, wc[i].peer,
-					  wc[i].reason ? wc[i].reason : "?");
-				if (first == IBC_OK)
-					first = wc[i].status < 0 ? wc[i].status : IBC_ERR_REMOTE;
-				continue;
-			}
-			a2a_p2p_recv_wc(a->x, &wc[i], (uint32_t)id);
-			continue;
-		}
-		o = a2a_live_get(slot);
-		if (o == NULL) {
-			ibc_debug("alltoall: a late completion of a destroyed instance dropped");
-			continue;
-		}
-		if (wc[i].status != IBC_OK) {
-			if (!o->failed) {
-				ibc_error("alltoall %s rank %d: %s to rank %d failed: %s", o->alg->name,
-					  o->rank, ibc_xport_opcode_name(wc[i].opcode), wc[i].peer,
-					  wc[i].reason ? wc[i].reason : "?");
-				o->failed = wc[i].status < 0 ? wc[i].status : IBC_ERR_REMOTE;
-			}
-			if (o == a && first == IBC_OK)
-				first = o->failed;
-			continue;
-		}
-		if (kind == A2A_WR_SIGNALED) {
-			if (o->outstanding > 0)
-				o->outstanding--;
-		} else if (kind == A2A_WR_SEND_SLOT) {
-			a2a_p2p_send_wc(o, (uint32_t)id);
-		}
-	}
-	return first ? first : a->failed;
+	if (a->failed)
+		return;
+	ibc_error("alltoall %s rank %d: %s to rank %d failed: %s", a->alg->name, a->rank,
+		  ibc_xport_opcode_name(wc->opcode), wc->peer, wc->reason ? wc->reason : "?");
+	a->failed = wc->status < 0 ? wc->status : IBC_ERR_REMOTE;
 }
 
-#define A2A_SERVICE_EVERY 16
-
-int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int peer)
+int a2a_tick_timeout(struct ibc_alltoall *a, const char *what, int peer)
 {
-	int rc;
-
-	ibc_wait_relax(a->x->wait, &w->polls);
-	if ((w->polls & (A2A_SERVICE_EVERY - 1)) == 0) {
-		rc = a2a_service(a);
-		if (rc == IBC_OK)
-			rc = ibc_xport_progress(a->x);
-		if (rc)
-			return rc;
-	}
-	if ((w->polls & ((a->x->wait == IBC_WAIT_SPIN_YIELD && w->polls > 64) ? 63 : 4095)) == 0) {
-		rc = ibc_wait_check(&w->dl);
-		if (rc == IBC_ERR_TIMEOUT)
-			ibc_error("alltoall %s rank %d: call %llu: no %s from rank %d after %g s",
-				  a->alg->name, a->rank, (unsigned long long)a->seq, what, peer,
-				  a->params.deadline_s);
-		if (rc)
-			return rc;
-	}
-	return IBC_OK;
+	ibc_error("alltoall %s rank %d: call %llu: no %s from rank %d after %g s", a->alg->name,
+		  a->rank, (unsigned long long)a->seq, what, peer, a->params.deadline_s);
+	return IBC_ERR_TIMEOUT;
 }
 
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,

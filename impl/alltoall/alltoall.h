@@ -32,7 +32,7 @@
  *
  * Two-sided messages (impl/alltoall/alltoall_p2p.c) are an MPI-like layer
  * over SEND/RECV: eager up to params.eager_max (copied through pre-posted
- * receive buffers), rendezvous above it.
+ * receive buffers of impl/family/family_recv.h), rendezvous above it.
  *
  * Buffers: run(a, sbuf, rbuf, m): block j of sbuf (m bytes at j*m) goes to
  * rank j and lands at rbuf + rank*m there.  Calls are collective and may run
@@ -44,8 +44,12 @@
  *   ibc_alltoall_setup(a);                      (collective: buffers, exchange)
  *   ibc_alltoall_run(a, sbuf, rbuf, m);         (collective)
  *   ibc_alltoall_destroy(a);                    (collective)
- * Several instances may share one transport (their completions and messages
- * are told apart); not thread-safe. */
+ * Several instances may share one transport, also with instances of other
+ * families (barriers, channels): completions and two-sided messages go to
+ * their owners (impl/family); not thread-safe.  Two-sided messages use the
+ * transport's receive pool, whose slots the first two-sided instance on it
+ * sizes: a later instance with a larger eager limit sends eager only what
+ * fits (params.eager_max is then an upper bound). */
 #ifndef IBC_ALLTOALL_H
 #define IBC_ALLTOALL_H
 

@@ -90,6 +90,7 @@ static void comb_teardown(struct ibc_alltoall *a)
 {
 	struct comb_priv *c = a->priv;
 
+	a2a_p2p_teardown(a);
 	if (c == NULL)
 		return;
 	bufs_free(a, c);

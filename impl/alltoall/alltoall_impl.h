@@ -3,21 +3,21 @@
 #define IBC_ALLTOALL_IMPL_H
 
 #include "alltoall/alltoall.h"
+#include "core/status.h"
 #include "core/wait.h"
+#include "family/family.h"
 #include "pattern/pattern.h"
 #include "xport/xport.h"
 
 #include <stdint.h>
 
-/* wr_id: tag byte | instance (16 bits) | kind (8 bits) | index (32 bits) */
-#define A2A_WRID_TAG 0xA2ull
-#define A2A_MAX_LIVE 1024
-
+/* wr_id kinds (family.h): an instance's, and its two-sided part's */
 enum a2a_wr_kind {
 	A2A_WR_SIGNALED = 1,  /* a signaled WR of an instance: outstanding-- */
-	A2A_WR_SEND_SLOT = 2, /* a two-sided message's send slot (index) is free again */
-	A2A_WR_RECV = 3       /* a receive slot of the shared pool (index = peer * K + slot) */
+	A2A_WR_SEND_SLOT = 2  /* a two-sided message's send slot (index) is free again */
 };
+
+extern struct ibc_family_kind a2a_family_kind;
 
 struct a2a_p2p;   /* alltoall_p2p.c */
 
@@ -27,7 +27,8 @@ struct ibc_alltoall {
 	struct ibc_alltoall_params params;
 	int rank, size;
 	uint64_t seq;              /* calls started: 1, 2, ... */
-	int ready, failed, live;
+	int ready, failed;
+	struct ibc_family_member fm;
 	int64_t deadline_ns;
 	struct ibc_alltoall_counters cnt;
 	struct ibc_regcache *rc;
@@ -38,21 +39,40 @@ struct ibc_alltoall {
 	void *priv;                /* the algorithm's */
 };
 
-uint64_t a2a_wrid(const struct ibc_alltoall *a, unsigned kind, uint32_t index);
-struct ibc_alltoall *a2a_live_get(unsigned i);
+static inline uint64_t a2a_wrid(const struct ibc_alltoall *a, unsigned kind, uint32_t index)
+{
+	return ibc_family_wrid(&a->fm, kind, index);
+}
 
-/* Polls the completion queues once and routes what it finds (the
- * instance's first error, else a->failed). */
-int a2a_service(struct ibc_alltoall *a);
+/* Polls the completion queues once and routes what it finds, whatever its
+ * family (a poll or pool error, else a->failed). */
+static inline int a2a_service(struct ibc_alltoall *a)
+{
+	int rc = ibc_family_service(a->x, IBC_XPORT_CQ_ANY);
 
-/* A wait loop's tick: relax per x->wait, now and then service completions
+	return rc ? rc : a->failed;
+}
+/* An error completion of a: logged once, a->failed. */
+void a2a_wc_failed(struct ibc_alltoall *a, const struct ibc_xport_wc *wc);
+
+/* A wait loop's tick: relax per x->wait, every 16 polls service completions
  * and the transport's progress, check the deadline and the job's abort. */
 struct a2a_waiter {
-	unsigned long polls;
-	struct ibc_wait_deadline dl;     /* from a->deadline_ns at the first check */
+	struct ibc_family_waiter f;      /* deadline from a->deadline_ns at the first check */
 };
-#define A2A_WAITER(a) ((struct a2a_waiter){ 0, IBC_WAIT_DEADLINE((a)->deadline_ns) })
-int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what, int peer);
+#define A2A_WAITER(a) ((struct a2a_waiter){ IBC_FAMILY_WAITER((a)->deadline_ns, 16, 16) })
+/* Logs the timeout of a wait for what from peer; returns IBC_ERR_TIMEOUT. */
+int a2a_tick_timeout(struct ibc_alltoall *a, const char *what, int peer);
+static inline int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what,
+			   int peer)
+{
+	int rc = ibc_family_tick(a->x, &w->f);
+
+	/* an error completion routed to a in the tick's service */
+	if (rc == IBC_OK && (w->f.polls & (w->f.service_every - 1)) == 0)
+		rc = a->failed;
+	return rc == IBC_ERR_TIMEOUT ? a2a_tick_timeout(a, what, peer) : rc;
+}
 /* Waits until the 64-bit word at addr is >= target. */
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,
 		 const char *what, int peer);
@@ -67,7 +87,8 @@ void a2a_unreg(struct ibc_alltoall *a, struct ibc_xport_mr *mr);
 /* memcpy, counted */
 void a2a_copy(struct ibc_alltoall *a, void *dst, const void *src, size_t n);
 
-/* Two-sided messages (alltoall_p2p.c). */
+/* Two-sided messages (alltoall_p2p.c), over the transport's receive pool
+ * (family_recv.h).  The two-sided algorithms' setup and teardown call them. */
 int a2a_p2p_setup(struct ibc_alltoall *a);    /* collective */
 void a2a_p2p_teardown(struct ibc_alltoall *a);
 /* One step of a two-sided algorithm: sends slen bytes to `to` and receives
@@ -75,9 +96,6 @@ void a2a_p2p_teardown(struct ibc_alltoall *a);
  * rendezvous when force_rndz). */
 int a2a_sendrecv(struct ibc_alltoall *a, int to, const void *sbuf, size_t slen, int from,
 		 void *rbuf, size_t rlen, int force_rndz);
-/* A receive completion of the pool (called by the router). */
-void a2a_p2p_recv_wc(struct ibc_xport *x, const struct ibc_xport_wc *wc, uint32_t index);
-void a2a_p2p_send_wc(struct ibc_alltoall *a, uint32_t index);
 
 /* A combining schedule (impl/pattern) laid out once at set-up, so a call
  * only walks arrays: step s's partners, the slots that move in it (in

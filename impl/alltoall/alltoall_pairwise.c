@@ -61,7 +61,7 @@ const struct ibc_alltoall_alg ibc_alltoall_alg_pairwise = {
 	.desc = "pairwise exchange over two-sided messages (MPICH's large-message algorithm)",
 	.needs = IBC_ALLTOALL_NEEDS_TWO_SIDED | IBC_ALLTOALL_NEEDS_USER_MEM,
 	.arg = NULL,
-	.setup = p2p_setup, .run = ring_run,
+	.setup = p2p_setup, .run = ring_run, .teardown = a2a_p2p_teardown,
 	.rounds = pairwise_rounds,
 };
 
@@ -70,6 +70,6 @@ const struct ibc_alltoall_alg ibc_alltoall_alg_direct = {
 	.desc = "eq. 2-3: direct virtual ring over two-sided messages, a rendezvous per message",
 	.needs = IBC_ALLTOALL_NEEDS_TWO_SIDED | IBC_ALLTOALL_NEEDS_USER_MEM,
 	.arg = &always_rndz,
-	.setup = p2p_setup, .run = ring_run,
+	.setup = p2p_setup, .run = ring_run, .teardown = a2a_p2p_teardown,
 	.rounds = direct_rounds,
 };

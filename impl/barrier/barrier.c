@@ -19,8 +19,7 @@ static const struct ibc_barrier_alg *const algs[] = {
 };
 #define NALGS (sizeof(algs) / sizeof(algs[0]))
 
-/* Live instances, for routing completions by wr_id (see barrier_impl.h). */
-static struct ibc_barrier *live[IBC_BARRIER_MAX_LIVE];
+struct ibc_family_kind ibc_barrier_family_kind = { "barrier", 0 };
 
 size_t ibc_barrier_alg_count(void)
 {
@@ -127,31 +126,6 @@ int ibc_barrier_params_check(const struct ibc_barrier_alg *alg, int n,
 	return IBC_OK;
 }
 
-static int live_add(struct ibc_barrier *b)
-{
-	int i;
-
-	for (i = 0; i < IBC_BARRIER_MAX_LIVE; i++)
-		if (!live[i]) {
-			live[i] = b;
-			b->live = i;
-			return IBC_OK;
-		}
-	ibc_error("barrier: more than %d live instances", IBC_BARRIER_MAX_LIVE);
-	return IBC_ERR_NOMEM;
-}
-
-struct ibc_barrier *ibc_barrier_live_get(unsigned i)
-{
-	return i < IBC_BARRIER_MAX_LIVE ? live[i] : NULL;
-}
-
-uint64_t ibc_barrier_wrid_make(const struct ibc_barrier *b, unsigned kind, uint32_t index)
-{
-	return (IBC_BARRIER_WRID_TAG << 56) | ((uint64_t)(b->live & 0xffff) << 40) |
-	       ((uint64_t)(kind & 0xff) << 32) | index;
-}
-
 int ibc_barrier_create(struct ibc_xport *x, const char *name,
 		       const struct ibc_barrier_params *p, struct ibc_barrier **out)
 {
@@ -197,7 +171,7 @@ int ibc_barrier_create(struct ibc_xport *x, const char *name,
 	b->rank = x->rank;
 	b->size = x->size;
 	b->deadline_ns = (int64_t)(p->deadline_s * 1e9);
-	rc = live_add(b);
+	rc = ibc_family_add(&b->fm, &ibc_barrier_family_kind, ibc_barrier_wc, b);
 	if (rc)
 		goto err_free_priv;
 	*out = b;
@@ -267,8 +241,7 @@ int ibc_barrier_destroy(struct ibc_barrier *b)
 			rc = rc2;
 	}
 	ibc_barrier_common_free(b);
-	if (b->live >= 0 && b->live < IBC_BARRIER_MAX_LIVE && live[b->live] == b)
-		live[b->live] = NULL;
+	ibc_family_remove(&b->fm);
 	free(b->priv);
 	free(b);
 	return rc;
@@ -361,72 +334,6 @@ void ibc_barrier_list_print(FILE *out, int verbose)
 			fprintf(out, "        tunable %-10s default %-6s %s\n", t->name, t->dflt,
 				t->help);
 	}
-}
-
-/* ------------------------------------------------ completion routing -- */
-
-int ibc_barrier_cq_service(struct ibc_barrier *b, int cq)
-{
-	struct ibc_xport_wc wc[16];
-	int n = 0, i, rc, first = IBC_OK;
-
-	rc = ibc_xport_cq_poll(b->x, cq, 16, wc, &n);
-	if (rc) {
-		ibc_error("barrier %s: polling completions: %s", b->alg->name, ibc_status_str(rc));
-		return rc;
-	}
-	for (i = 0; i < n; i++) {
-		uint64_t id = wc[i].wr_id;
-		unsigned slot = (unsigned)((id >> 40) & 0xffff);
-		unsigned kind = (unsigned)((id >> 32) & 0xff);
-		uint32_t index = (uint32_t)id;
-		struct ibc_barrier *o;
-
-		if ((id >> 56) == IBC_BARRIER_WRID_TAG && (slot & IBC_BARRIER_WRID_POOL) &&
-		    kind == IBC_BARRIER_WR_P2P_RECV) {
-			if (wc[i].status != IBC_OK && b->failed == IBC_OK) {
-				ibc_error("barrier %s rank %d: a receive from rank %d failed: %s",
-					  b->alg->name, b->rank, wc[i].peer,
-					  wc[i].reason ? wc[i].reason : "?");
-				b->failed = wc[i].status < 0 ? wc[i].status : IBC_ERR_REMOTE;
-				if (first == IBC_OK)
-					first = b->failed;
-			}
-			ibc_barrier_pool_wc(slot & ~IBC_BARRIER_WRID_POOL, &wc[i], index);
-			continue;
-		}
-		if ((id >> 56) == IBC_BARRIER_WRID_TAG && slot < IBC_BARRIER_MAX_LIVE &&
-		    !live[slot]) {
-			/* e.g. a retransmitted release that reached a destroyed RGM
-			 * instance's queue before it left the group */
-			ibc_debug("barrier: a late completion of a destroyed instance dropped");
-			continue;
-		}
-		if ((id >> 56) != IBC_BARRIER_WRID_TAG || slot >= IBC_BARRIER_MAX_LIVE) {
-			ibc_warn("barrier: a completion not of a barrier (wr_id %#llx, %s) dropped",
-				 (unsigned long long)id, ibc_xport_opcode_name(wc[i].opcode));
-			continue;
-		}
-		o = live[slot];
-		if (wc[i].status != IBC_OK) {
-			if (!o->failed) {
-				ibc_error("barrier %s rank %d: %s to/from rank %d failed: %s",
-					  o->alg->name, o->rank, ibc_xport_opcode_name(wc[i].opcode),
-					  wc[i].peer, wc[i].reason ? wc[i].reason : "?");
-				o->failed = wc[i].status < 0 ? wc[i].status : IBC_ERR_REMOTE;
-			}
-			if (o == b && first == IBC_OK)
-				first = o->failed;
-			continue;
-		}
-		if (kind == IBC_BARRIER_WR_SIGNALED) {
-			if (o->outstanding > 0)
-				o->outstanding--;
-		} else if (o->wc_hook) {
-			o->wc_hook(o, &wc[i], kind, index);
-		}
-	}
-	return first ? first : b->failed;
 }
 
 int ibc_barrier_alg_rounds(const char *name, int n, long fanin, struct ibc_pattern_round *r,

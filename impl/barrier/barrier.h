@@ -31,11 +31,13 @@
  *   ibc_barrier_destroy(b);                       (collective)
  *
  * Several instances may share one transport (the harness interleaves
- * variants); their completions are told apart by wr_id.  Instances are not
- * thread-safe.  The receive completion queue of a transport used by barrier
- * instances must not be polled by anyone else while a barrier runs; while an
- * RGM instance lives, its root's progress hook polls the send queue too
- * (and drops completions that are not a barrier's). */
+ * variants), also with instances of other families (all-to-all, channel):
+ * every completion goes to the instance that owns it by wr_id, and two-sided
+ * messages share the transport's receive pool (impl/family).  Instances are
+ * not thread-safe.  The completion queues of a transport used by barrier
+ * instances must not be polled by anyone else than impl/family's router
+ * while a barrier runs; while an RGM instance lives, its root's progress
+ * hook polls the send queue too (and routes what it finds to its owners). */
 #ifndef IBC_BARRIER_H
 #define IBC_BARRIER_H
 

@@ -5,7 +5,7 @@
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
-#include "core/timer.h"
+#include "family/family_recv.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -15,38 +15,38 @@
 
 static int shared_attach(struct ibc_barrier *b);
 
-void ibc_barrier_waiter_init(struct ibc_barrier_waiter *w)
+void ibc_barrier_waiter_init(const struct ibc_barrier *b, struct ibc_barrier_waiter *w)
 {
-	w->polls = 0;
-	w->start_ns = 0;
+	w->f = IBC_FAMILY_WAITER(b->deadline_ns, 0, BARRIER_PROGRESS_EVERY);
 }
 
-int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
-			    const char *what, int peer)
+int ibc_barrier_waiter_timeout(struct ibc_barrier *b, const char *what, int peer)
 {
-	ibc_wait_relax(b->x->wait, &w->polls);
-	/* the transport's progress hooks run wherever a barrier waits */
-	if ((w->polls & (BARRIER_PROGRESS_EVERY - 1)) == 0) {
-		int rc = ibc_xport_progress(b->x);
+	ibc_error("barrier %s rank %d: barrier %llu: no %s from rank %d after %g s", b->alg->name,
+		  b->rank, (unsigned long long)b->id, what, peer, b->params.deadline_s);
+	return IBC_ERR_TIMEOUT;
+}
 
-		if (rc)
-			return rc;
-	}
-	/* the clock is read rarely: every 64 polls once yielding, every 4096 spinning */
-	if ((w->polls & ((b->x->wait == IBC_WAIT_SPIN_YIELD &&
-			  w->polls > 64) ? 63 : 4095)) == 0) {
-		int64_t now = ibc_timer_mono_ns();
+/* ------------------------------------------------ completion routing -- */
 
-		if (ibc_wait_aborted())
-			return IBC_ERR_INTERRUPTED; /* another rank failed: the job ends */
-		if (w->start_ns == 0)
-			w->start_ns = now;
-		else if (now - w->start_ns > b->deadline_ns) {
-			ibc_error("barrier %s rank %d: barrier %llu: no %s from rank %d after %g s",
-				  b->alg->name, b->rank, (unsigned long long)b->id, what, peer,
-				  b->params.deadline_s);
-			return IBC_ERR_TIMEOUT;
+int ibc_barrier_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, uint32_t index)
+{
+	struct ibc_barrier *o = owner;
+
+	if (wc->status != IBC_OK) {
+		if (!o->failed) {
+			ibc_error("barrier %s rank %d: %s to/from rank %d failed: %s", o->alg->name,
+				  o->rank, ibc_xport_opcode_name(wc->opcode), wc->peer,
+				  wc->reason ? wc->reason : "?");
+			o->failed = wc->status < 0 ? wc->status : IBC_ERR_REMOTE;
 		}
+		return IBC_OK;
+	}
+	if (kind == IBC_BARRIER_WR_SIGNALED) {
+		if (o->outstanding > 0)
+			o->outstanding--;
+	} else if (o->wc_hook) {
+		o->wc_hook(o, wc, kind, index);
 	}
 	return IBC_OK;
 }
@@ -62,7 +62,7 @@ static int send_side_setup(struct ibc_barrier *b)
 	/* the queue to a peer is shared by every instance on x, so the count of
 	 * unsignaled posts is too (verbs frees send slots only on completions) */
 	b->sig_every = x->caps.max_send_wr > 8 ? x->caps.max_send_wr / 4 : 1;
-	rc = shared_attach(b); /* sets b->pool and b->unsig */
+	rc = shared_attach(b); /* sets b->shared and b->unsig */
 	if (rc)
 		return rc;
 	if (!b->inline_ok) {
@@ -120,7 +120,7 @@ int ibc_barrier_drain(struct ibc_barrier *b)
 	struct ibc_barrier_waiter w;
 	int rc;
 
-	ibc_barrier_waiter_init(&w);
+	ibc_barrier_waiter_init(b, &w);
 	while (b->outstanding > 0) {
 		rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_SEND);
 		if (rc)
@@ -187,7 +187,7 @@ int ibc_barrier_words_put(struct ibc_barrier *b, int peer, size_t index, uint64_
 		/* send queue full: reap completions and retry */
 		struct ibc_barrier_waiter w;
 
-		ibc_barrier_waiter_init(&w);
+		ibc_barrier_waiter_init(b, &w);
 		while (rc == IBC_ERR_AGAIN) {
 			int rc2 = ibc_barrier_cq_service(b, IBC_XPORT_CQ_SEND);
 
@@ -233,150 +233,82 @@ int ibc_barrier_words_wait(struct ibc_barrier *b, size_t index, uint64_t value, 
 /* ------------------------------------------------------- two-sided ------ */
 
 /* State shared by every barrier instance on one transport (attached at
- * setup, detached at destroy; both collective):
- *  - the count of unsignaled posts per peer: instances share the transport's
- *    send queue to a peer, and at least one post in every max_send_wr must
- *    be signaled, whoever posted them;
- *  - the two-sided receive pool below.
+ * setup, detached at destroy): the count of unsignaled posts per peer.
+ * Instances share the transport's send queue to a peer, and at least one
+ * post in every max_send_wr must be signaled, whoever posted them.
  *
- * Two-sided barrier instances on one transport share its per-peer receive
- * queues, and a message lands in the next buffer posted for its sender,
- * whoever posted it.  So the receive buffers belong to one pool per
- * transport, shared by every two-sided instance on it: each message carries
- * the tag of the instance it is for (tags are handed out at the collective
- * setup, so they agree across ranks) and its completion is routed by that
- * tag.  A posted buffer cannot be taken back from a queue; when the last
- * instance leaves (collective, nothing in flight: every message of a barrier
- * is waited for), every rank sends each peer exactly as many "drain"
- * messages as that peer has buffers posted for it, so the queues are empty
- * before the memory is deregistered. */
-#define POOL_MAX 16
-#define POOL_DEPTH 4      /* per source: a peer is at most one barrier ahead */
-#define POOL_TAGS 64
-#define POOL_DRAIN_TAG UINT64_MAX
+ * Two-sided instances (pe, ds) receive through the transport's receive
+ * pool (family_recv.h), shared with every two-sided instance on it, of any
+ * family: a message is 16 bytes, the pool's header (this instance's tag)
+ * and the barrier id. */
+#define SHARED_MAX 16
 
-struct ibc_barrier_pool {
+struct ibc_barrier_shared {
 	struct ibc_xport *x;
-	int index, size, refs;
+	int refs;
 	uint32_t *unsig;               /* [size]: posts since the last signaled one */
-	uint32_t next_tag;
-	uint8_t *posted;               /* [size]: sources with POOL_DEPTH buffers posted */
-	struct ibc_xport_mr *mr;       /* size * POOL_DEPTH slots of 16 bytes (lazy) */
-	struct ibc_barrier *by_tag[POOL_TAGS];
-	int draining;
-	uint64_t drained;
 };
 
-static struct ibc_barrier_pool *pools[POOL_MAX];
-
-static uint64_t pool_wrid(const struct ibc_barrier_pool *p, uint32_t slot)
-{
-	return (IBC_BARRIER_WRID_TAG << 56) |
-	       ((uint64_t)(IBC_BARRIER_WRID_POOL | (unsigned)p->index) << 40) |
-	       ((uint64_t)IBC_BARRIER_WR_P2P_RECV << 32) | slot;
-}
-
-static int pool_post(struct ibc_barrier_pool *p, uint32_t slot)
-{
-	struct ibc_xport_sge sge = {
-		.addr = (uint64_t)(uintptr_t)p->mr->addr + (uint64_t)slot * 16,
-		.len = 16, .lkey = p->mr->lkey };
-	int src = (int)(slot / POOL_DEPTH), rc;
-
-	rc = ibc_xport_recv(p->x, src, NULL, &sge, 1, pool_wrid(p, slot));
-	if (rc)
-		ibc_error("barrier: posting a receive from rank %d: %s", src, ibc_status_str(rc));
-	return rc;
-}
-
-void ibc_barrier_pool_wc(unsigned pool_index, const struct ibc_xport_wc *wc, uint32_t slot)
-{
-	struct ibc_barrier_pool *p = pool_index < POOL_MAX ? pools[pool_index] : NULL;
-	const uint64_t *buf;
-	struct ibc_barrier *o;
-	uint64_t tag, v;
-	int src;
-
-	if (!p || slot >= (uint32_t)(p->size * POOL_DEPTH) || wc->status != IBC_OK)
-		return;
-	buf = (const uint64_t *)p->mr->addr + (size_t)slot * 2;
-	src = (int)(slot / POOL_DEPTH);
-	if (wc->byte_len != 16) {
-		ibc_warn("barrier: a %u-byte message from rank %d ignored", wc->byte_len, src);
-		(void)pool_post(p, slot);
-		return;
-	}
-	tag = buf[0];
-	v = buf[1];
-	if (tag == POOL_DRAIN_TAG) {
-		p->drained++;
-		return; /* not reposted: the queue empties */
-	}
-	o = tag < POOL_TAGS ? p->by_tag[tag] : NULL;
-	if (o && o->got) {
-		if (v > o->got[src])
-			o->got[src] = v;
-	} else {
-		ibc_warn("barrier: a message from rank %d for unknown instance %llu ignored", src,
-			 (unsigned long long)tag);
-	}
-	if (pool_post(p, slot) != IBC_OK && o && !o->failed)
-		o->failed = IBC_ERR_SYS;
-}
+static struct ibc_barrier_shared *shared[SHARED_MAX];
 
 static int shared_attach(struct ibc_barrier *b)
 {
-	struct ibc_barrier_pool *p = NULL;
+	struct ibc_barrier_shared *p = NULL;
 	int i, free_idx = -1;
 
-	for (i = 0; i < POOL_MAX && !p; i++) {
-		if (pools[i] && pools[i]->x == b->x)
-			p = pools[i];
-		else if (!pools[i] && free_idx < 0)
+	for (i = 0; i < SHARED_MAX && !p; i++) {
+		if (shared[i] && shared[i]->x == b->x)
+			p = shared[i];
+		else if (!shared[i] && free_idx < 0)
 			free_idx = i;
 	}
 	if (!p) {
 		if (free_idx < 0) {
-			ibc_error("barrier: more than %d transports with barriers", POOL_MAX);
+			ibc_error("barrier: more than %d transports with barriers", SHARED_MAX);
 			return IBC_ERR_NOMEM;
 		}
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			return IBC_ERR_NOMEM;
-		p->posted = calloc((size_t)b->size, 1);
 		p->unsig = calloc((size_t)b->size, sizeof(*p->unsig));
-		if (!p->posted || !p->unsig) {
-			free(p->posted);
-			free(p->unsig);
+		if (!p->unsig) {
 			free(p);
 			return IBC_ERR_NOMEM;
 		}
 		p->x = b->x;
-		p->size = b->size;
-		p->index = free_idx;
-		pools[free_idx] = p;
+		shared[free_idx] = p;
 	}
 	p->refs++;
-	b->pool = p;
+	b->shared = p;
 	b->unsig = p->unsig;
 	return IBC_OK;
 }
 
-static void pool_free(struct ibc_barrier_pool *p)
+struct p2p_msg {
+	struct ibc_family_recv_hdr h;
+	uint64_t value;
+};
+
+/* A message of the pool for o: the highest id from each peer. */
+static int p2p_recv(void *owner, int peer, int k, const void *msg, uint32_t len)
 {
-	pools[p->index] = NULL;
-	if (p->mr)
-		(void)ibc_xport_mr_dereg(p->x, p->mr);
-	free(p->posted);
-	free(p->unsig);
-	free(p);
+	struct ibc_barrier *o = owner;
+	const struct p2p_msg *m = msg;
+
+	(void)k;
+	if (len != sizeof(*m)) {
+		ibc_warn("barrier: a %u-byte message from rank %d ignored", len, peer);
+		return 0;
+	}
+	if (o->got && m->value > o->got[peer])
+		o->got[peer] = m->value;
+	return 0; /* read: the slot is posted again */
 }
 
 int ibc_barrier_p2p_setup(struct ibc_barrier *b, const uint8_t *want, const uint8_t *is_source)
 {
 	struct ibc_xport *x = b->x;
-	struct ibc_barrier_pool *p;
-	int r, d, rc;
+	int rc;
 
 	rc = send_side_setup(b);
 	if (rc)
@@ -389,32 +321,14 @@ int ibc_barrier_p2p_setup(struct ibc_barrier *b, const uint8_t *want, const uint
 		ibc_error("barrier %s: connecting: %s", b->alg->name, ibc_status_str(rc));
 		return rc;
 	}
-	p = b->pool;
-	if (!p->mr) {
-		rc = ibc_xport_mr_alloc(x, (size_t)b->size * POOL_DEPTH * 16, IBC_XPORT_ACCESS_ALL,
-					&p->mr);
-		if (rc) {
-			ibc_error("barrier: registering receive buffers: %s", ibc_status_str(rc));
-			return rc;
-		}
-	}
-	if (p->next_tag >= POOL_TAGS) {
-		ibc_error("barrier %s: more than %d two-sided instances on one transport",
-			  b->alg->name, POOL_TAGS);
-		return IBC_ERR_NOMEM;
-	}
-	b->p2p_tag = p->next_tag++;
-	b->p2p_tagged = 1;
-	p->by_tag[b->p2p_tag] = b;
-	for (r = 0; r < b->size; r++) {
-		if (!is_source[r] || p->posted[r])
-			continue;
-		for (d = 0; d < POOL_DEPTH; d++) {
-			rc = pool_post(p, (uint32_t)(r * POOL_DEPTH + d));
-			if (rc)
-				return rc;
-		}
-		p->posted[r] = 1;
+	rc = ibc_family_recv_join(x, sizeof(struct p2p_msg), is_source, p2p_recv, b, &b->rpool,
+				  &b->p2p_tag);
+	if (b->rpool)
+		b->p2p_tagged = 1;
+	if (rc) {
+		ibc_error("barrier %s: joining the receive pool: %s", b->alg->name,
+			  ibc_status_str(rc));
+		return rc;
 	}
 	/* receives are posted everywhere before anyone sends */
 	rc = ibc_boot_barrier(x->boot);
@@ -424,18 +338,20 @@ int ibc_barrier_p2p_setup(struct ibc_barrier *b, const uint8_t *want, const uint
 	return rc;
 }
 
-static int p2p_post(struct ibc_barrier *b, int peer, uint64_t tag, uint64_t value)
+int ibc_barrier_p2p_send(struct ibc_barrier *b, int peer, uint64_t value)
 {
 	struct ibc_xport_sge sge;
 	struct ibc_barrier_waiter w;
-	uint64_t payload[2] = { tag, value };
+	struct p2p_msg m = { { b->p2p_tag, 0 }, value };
+	uint64_t payload[2];
 	unsigned flags;
 	int rc;
 
+	memcpy(payload, &m, sizeof(payload));
 	rc = source_prepare(b, peer, payload, 2, &sge, &flags);
 	if (rc)
 		return rc;
-	ibc_barrier_waiter_init(&w);
+	ibc_barrier_waiter_init(b, &w);
 	for (;;) {
 		rc = ibc_xport_send(b->x, peer, &sge, 1, flags,
 				    ibc_barrier_wrid_make(b, IBC_BARRIER_WR_SIGNALED, 0));
@@ -454,24 +370,19 @@ static int p2p_post(struct ibc_barrier *b, int peer, uint64_t tag, uint64_t valu
 	return rc;
 }
 
-int ibc_barrier_p2p_send(struct ibc_barrier *b, int peer, uint64_t value)
-{
-	return p2p_post(b, peer, b->p2p_tag, value);
-}
-
 int ibc_barrier_p2p_wait(struct ibc_barrier *b, int peer, uint64_t value)
 {
 	struct ibc_barrier_waiter w;
 	int rc;
 
-	ibc_barrier_waiter_init(&w);
+	ibc_barrier_waiter_init(b, &w);
 	while (b->got[peer] < value) {
 		rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_RECV);
 		if (rc)
 			return rc;
 		if (b->got[peer] >= value)
 			break;
-		if ((w.polls & 15) == 15) {
+		if ((w.f.polls & 15) == 15) {
 			rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_SEND);
 			if (rc)
 				return rc;
@@ -485,61 +396,29 @@ int ibc_barrier_p2p_wait(struct ibc_barrier *b, int peer, uint64_t value)
 
 int ibc_barrier_shared_detach(struct ibc_barrier *b)
 {
-	struct ibc_barrier_pool *p = b->pool;
-	struct ibc_barrier_waiter w;
-	int *mine = NULL, *all = NULL, r, k, rc, any = 0;
-	uint64_t expect = 0;
+	struct ibc_barrier_shared *p = b->shared;
+	int i, rc = IBC_OK;
 
+	if (b->p2p_tagged) {
+		/* the last two-sided instance on x drains the pool's queues */
+		rc = ibc_family_recv_leave(b->rpool, b->p2p_tag, b->failed == IBC_OK,
+					   b->deadline_ns);
+		if (rc == IBC_OK && !b->inline_ok)
+			rc = ibc_barrier_drain(b);
+		b->p2p_tagged = 0;
+		b->rpool = NULL;
+	}
 	if (!p)
-		return IBC_OK;
-	if (b->p2p_tagged)
-		p->by_tag[b->p2p_tag] = NULL;
-	b->p2p_tagged = 0;
-	if (--p->refs > 0) {
-		b->pool = NULL;
-		b->unsig = NULL;
-		return IBC_OK;
-	}
-	/* the last one: empty every queue, then free */
-	mine = calloc((size_t)b->size, sizeof(*mine));
-	all = calloc((size_t)b->size * (size_t)b->size, sizeof(*all));
-	if (!mine || !all) {
-		rc = IBC_ERR_NOMEM;
-		goto out_free;
-	}
-	for (r = 0; r < b->size; r++) {
-		mine[r] = p->posted[r] ? POOL_DEPTH : 0;
-		expect += (uint64_t)mine[r];
-	}
-	rc = ibc_boot_allgather(b->x->boot, mine, all, (size_t)b->size * sizeof(*mine));
-	if (rc) {
-		ibc_error("barrier: exchanging receive counts: %s", ibc_status_str(rc));
-		goto out_free;
-	}
-	for (r = 0; r < b->size * b->size; r++)
-		any |= all[r] != 0;
-	if (!any)
-		goto out_free_pool; /* no two-sided instance ever posted */
-	p->draining = 1;
-	for (r = 0; r < b->size && rc == IBC_OK; r++)
-		for (k = 0; k < all[(size_t)r * (size_t)b->size + (size_t)b->rank] && rc == IBC_OK; k++)
-			rc = p2p_post(b, r, POOL_DRAIN_TAG, 0);
-	ibc_barrier_waiter_init(&w);
-	while (rc == IBC_OK && p->drained < expect) {
-		rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_ANY);
-		if (rc == IBC_OK && p->drained < expect)
-			rc = ibc_barrier_waiter_tick(b, &w, "drain message", -1);
-	}
-	if (rc == IBC_OK)
-		rc = ibc_barrier_drain(b);
-out_free_pool:
-	b->pool = NULL;
+		return rc;
+	b->shared = NULL;
 	b->unsig = NULL;
-	if (rc == IBC_OK)
-		pool_free(p); /* on failure the pool stays: its buffers may still be posted */
-out_free:
-	free(mine);
-	free(all);
+	if (--p->refs > 0)
+		return rc;
+	for (i = 0; i < SHARED_MAX; i++)
+		if (shared[i] == p)
+			shared[i] = NULL;
+	free(p->unsig);
+	free(p);
 	return rc;
 }
 

@@ -4,22 +4,21 @@
 #define IBC_BARRIER_IMPL_H
 
 #include "barrier/barrier.h"
+#include "core/status.h"
+#include "family/family.h"
 #include "pattern/pattern.h"
 #include "xport/xport.h"
 
 #include <stdint.h>
 
-/* wr_id layout: tag byte | instance (16 bits) | kind (8 bits) | index (32). */
-#define IBC_BARRIER_WRID_TAG 0xBAull
-#define IBC_BARRIER_MAX_LIVE 4096
-#define IBC_BARRIER_WRID_POOL 0x8000u
-
+/* wr_id kinds (the layout: family.h) */
 enum ibc_barrier_wr_kind {
 	IBC_BARRIER_WR_SIGNALED = 1, /* a signaled write/send of the common code */
-	IBC_BARRIER_WR_P2P_RECV = 2, /* a receive buffer of a two-sided pool (instance
-					field = IBC_BARRIER_WRID_POOL | pool index) */
 	IBC_BARRIER_WR_ALG = 3       /* first kind owned by the algorithm (wc hook) */
 };
+
+extern struct ibc_family_kind ibc_barrier_family_kind;
+struct ibc_family_recv;
 
 /* How a step-structured algorithm signals and waits. */
 typedef int (*ibc_barrier_step_fn)(int n, int rank, int step, struct ibc_pattern_step *out);
@@ -33,7 +32,7 @@ struct ibc_barrier {
 	uint64_t id;               /* id of the last barrier started */
 	int ready;                 /* setup done */
 	int failed;                /* sticky error status (an error completion) */
-	int live;                  /* registry index */
+	struct ibc_family_member fm; /* registry index (family.h) */
 	int64_t deadline_ns;
 	struct ibc_barrier_counters cnt;
 	/* completions of algorithm-owned kinds (>= IBC_BARRIER_WR_ALG) */
@@ -55,9 +54,11 @@ struct ibc_barrier {
 	uint32_t sig_every;
 	int outstanding;                 /* signaled posts not completed yet */
 
-	/* state shared by the instances on x (see barrier_common.c): unsignaled
-	 * counts; for two-sided ones (pe, ds) the receive pool */
-	struct ibc_barrier_pool *pool;
+	/* state shared by the barrier instances on x (see barrier_common.c):
+	 * unsignaled counts */
+	struct ibc_barrier_shared *shared;
+	/* two-sided ones (pe, ds): the transport's receive pool (family_recv.h) */
+	struct ibc_family_recv *rpool;
 	uint32_t p2p_tag;                /* this instance's tag in the pool's messages */
 	int p2p_tagged;
 	uint64_t *got;                   /* [size]: highest id received from each peer */
@@ -65,23 +66,39 @@ struct ibc_barrier {
 	void *priv;                      /* algorithm state (alg->priv_size bytes) */
 };
 
-struct ibc_barrier *ibc_barrier_live_get(unsigned i);
-uint64_t ibc_barrier_wrid_make(const struct ibc_barrier *b, unsigned kind, uint32_t index);
+static inline uint64_t ibc_barrier_wrid_make(const struct ibc_barrier *b, unsigned kind,
+					     uint32_t index)
+{
+	return ibc_family_wrid(&b->fm, kind, index);
+}
 
+/* A completion of one of b's WRs (the router's handler, family.h). */
+int ibc_barrier_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, uint32_t index);
 /* Polls cq once (non-blocking, up to a batch) and hands each completion to
- * the instance that owns it.  Returns the first error of an own completion
- * (logged), else b->failed. */
-int ibc_barrier_cq_service(struct ibc_barrier *b, int cq);
+ * the instance that owns it, whatever its family.  Returns a poll or
+ * receive error (logged), else b->failed. */
+static inline int ibc_barrier_cq_service(struct ibc_barrier *b, int cq)
+{
+	int rc = ibc_family_service(b->x, cq);
+
+	return rc ? rc : b->failed;
+}
 
 /* Waiting helper: spin, or spin then yield, per x->wait; IBC_ERR_TIMEOUT
  * (logged with what) after the deadline. */
 struct ibc_barrier_waiter {
-	unsigned long polls;
-	int64_t start_ns;
+	struct ibc_family_waiter f;
 };
-void ibc_barrier_waiter_init(struct ibc_barrier_waiter *w);
-int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
-			    const char *what, int peer);
+void ibc_barrier_waiter_init(const struct ibc_barrier *b, struct ibc_barrier_waiter *w);
+/* Logs the timeout of a wait for what from peer; returns IBC_ERR_TIMEOUT. */
+int ibc_barrier_waiter_timeout(struct ibc_barrier *b, const char *what, int peer);
+static inline int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
+					  const char *what, int peer)
+{
+	int rc = ibc_family_tick(b->x, &w->f);
+
+	return rc == IBC_ERR_TIMEOUT ? ibc_barrier_waiter_timeout(b, what, peer) : rc;
+}
 
 /* RDMA words: allocates nwords words (zero), exchanges descriptors,
  * connects the peers in want (NULL = all).  Collective. */
@@ -97,11 +114,10 @@ int ibc_barrier_drain(struct ibc_barrier *b);
 /* Two-sided: joins the transport's receive pool (posting buffers for new
  * sources) and sets up the send side.  Collective. */
 int ibc_barrier_p2p_setup(struct ibc_barrier *b, const uint8_t *want, const uint8_t *is_source);
-/* Leaves the shared state; the last instance on the transport drains the
- * receive pool and frees it.  Collective (called by ibc_barrier_destroy). */
+/* Leaves the receive pool (the last two-sided instance of any family on the
+ * transport drains and frees it) and the shared state.  Collective (called
+ * by ibc_barrier_destroy). */
 int ibc_barrier_shared_detach(struct ibc_barrier *b);
-/* A receive completion of a pool buffer (called by the completion router). */
-void ibc_barrier_pool_wc(unsigned pool_index, const struct ibc_xport_wc *wc, uint32_t index);
 int ibc_barrier_p2p_send(struct ibc_barrier *b, int peer, uint64_t value);
 int ibc_barrier_p2p_wait(struct ibc_barrier *b, int peer, uint64_t value);
 

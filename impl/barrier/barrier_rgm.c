@@ -272,7 +272,7 @@ static int rgm_setup(struct ibc_barrier *b)
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		gid = (uint32_t)((uint64_t)getpid() * 2654435761u ^ (uint64_t)ts.tv_nsec ^
-				 ((uint64_t)b->live << 24));
+				 ((uint64_t)b->fm.live << 24));
 		gid |= 1; /* never 0 */
 	}
 	rc = ibc_boot_bcast(b->x->boot, &gid, sizeof(gid), 0);
@@ -353,7 +353,7 @@ static int release_send(struct ibc_barrier *b, uint64_t value)
 		flags |= IBC_XPORT_WR_SIGNALED;
 		b->outstanding++;
 	}
-	ibc_barrier_waiter_init(&w);
+	ibc_barrier_waiter_init(b, &w);
 	for (;;) {
 		rc = ibc_xport_mcast_send(b->x, g->g, &sge, 1, flags,
 					  ibc_barrier_wrid_make(b, IBC_BARRIER_WR_SIGNALED, 0));
@@ -415,7 +415,7 @@ static int release_pull(struct ibc_barrier *b, uint64_t *value)
 			  ibc_status_str(rc));
 		return rc;
 	}
-	ibc_barrier_waiter_init(&w);
+	ibc_barrier_waiter_init(b, &w);
 	while (!g->pull_done) {
 		rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_SEND);
 		if (rc)
@@ -438,7 +438,7 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 	int64_t first_nak = 0;
 	int naks = 0, rc;
 
-	ibc_barrier_waiter_init(&w);
+	ibc_barrier_waiter_init(b, &w);
 	while (g->released < id) {
 		rc = ibc_barrier_cq_service(b, IBC_XPORT_CQ_RECV);
 		if (rc)
@@ -447,7 +447,7 @@ static int release_wait(struct ibc_barrier *b, uint64_t id)
 			break;
 		/* the timer starts at the 16th poll, not the first: a release
 		 * found by then (the common case) costs no clock read */
-		if (w.polls > 0 && (w.polls & 15) == 0) {
+		if (w.f.polls > 0 && (w.f.polls & 15) == 0) {
 			int64_t now = ibc_timer_mono_ns();
 
 			if (next == 0) {

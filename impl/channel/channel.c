@@ -17,7 +17,9 @@ static const struct ibc_channel_design *const table[] = {
 };
 #define NDESIGNS (sizeof(table) / sizeof(table[0]))
 
-static struct ibc_channel *live[CH_MAX_LIVE];
+static struct ibc_family_kind ch_kind = { "channel", 0 };
+
+static int ch_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, uint32_t index);
 
 size_t ibc_channel_design_count(void)
 {
@@ -84,7 +86,7 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 	const struct ibc_channel_design *d = ibc_channel_design_find(design);
 	struct ibc_channel *c;
 	char why[160];
-	int i, rc;
+	int rc;
 
 	*out = NULL;
 	if (d == NULL) {
@@ -125,15 +127,11 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 	c->sig_every = x->caps.max_send_wr / 4 > 0 ? x->caps.max_send_wr / 4 : 1;
 	if (c->sig_every > 32)
 		c->sig_every = 32;
-	for (i = 0; i < CH_MAX_LIVE && live[i]; i++)
-		;
-	if (i == CH_MAX_LIVE) {
+	rc = ibc_family_add(&c->fm, &ch_kind, ch_wc, c);
+	if (rc) {
 		free(c);
-		return IBC_ERR_NOMEM;
+		return rc;
 	}
-	live[i] = c;
-	c->live = i;
-	rc = IBC_OK;
 	if (c->p.rcache == NULL) {
 		rc = ibc_regcache_open(x, 0, &c->rc);
 		c->rc_own = 1;
@@ -141,12 +139,22 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 		c->rc = c->p.rcache;
 	}
 	if (rc) {
-		live[i] = NULL;
+		ibc_family_remove(&c->fm);
 		free(c);
 		return rc;
 	}
 	*out = c;
 	return IBC_OK;
+}
+
+/* a region's salt (from its descriptor: the same at both ends) */
+static uint64_t region_salt(const struct ibc_xport_rdesc *rd)
+{
+	uint64_t z = rd->addr ^ ((uint64_t)rd->rkey << 32) ^ ((uint64_t)rd->rank << 16) ^ CH_SEQ_MAGIC;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }
 
 int ibc_channel_setup(struct ibc_channel *c)
@@ -176,8 +184,8 @@ int ibc_channel_setup(struct ibc_channel *c)
 		c->head_copy = (volatile uint64_t *)(c->ring + CH_OFF_HEAD(c->R));
 		c->tail_copy = (volatile uint64_t *)(c->ring + CH_OFF_TAIL(c->R));
 		c->zdone = (volatile uint64_t *)(c->ring + CH_OFF_ZDONE(c->R));
-		c->tx_salt = ch_packet_salt(&c->peer_rd);
-		c->rx_salt = ch_packet_salt(&c->mr->rdesc);
+		c->tx_salt = region_salt(&c->peer_rd);
+		c->rx_salt = region_salt(&c->mr->rdesc);
 		c->ready = 1;
 	} else {
 		ibc_error("channel %s rank %d: set-up with rank %d: %s", c->d->name, x->rank, c->peer,
@@ -213,8 +221,7 @@ int ibc_channel_destroy(struct ibc_channel *c)
 		(void)ibc_xport_mr_dereg(c->x, c->stage);
 	if (c->rc_own)
 		(void)ibc_regcache_close(c->rc);
-	if (c->live >= 0 && live[c->live] == c)
-		live[c->live] = NULL;
+	ibc_family_remove(&c->fm);
 	free(c);
 	return rc;
 }
@@ -264,12 +271,6 @@ int ibc_channel_progress(struct ibc_channel *c)
 
 /* --------------------------------------------------------- writes ---- */
 
-static uint64_t wrid(const struct ibc_channel *c, unsigned kind, uint32_t index)
-{
-	return (CH_WRID_TAG << 56) | ((uint64_t)(c->live & 0xffff) << 40) |
-	       ((uint64_t)(kind & 0xff) << 32) | index;
-}
-
 int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, uint64_t off,
 	     int inl)
 {
@@ -282,7 +283,7 @@ int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, 
 		c->since_sig = 0;
 	}
 	rc = ibc_xport_write(c->x, c->peer, &sge, 1, c->peer_rd.addr + off, c->peer_rd.rkey, flags,
-			     wrid(c, CH_WR_SIGNALED, 0));
+			     ch_wrid(c, CH_WR_SIGNALED, 0));
 	if (rc == IBC_ERR_AGAIN) {
 		/* the send queue is full: reap and try once more */
 		int r2 = IBC_OK;
@@ -292,7 +293,7 @@ int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, 
 			if (r2 == IBC_OK)
 				rc = ibc_xport_write(c->x, c->peer, &sge, 1, c->peer_rd.addr + off,
 						     c->peer_rd.rkey, flags,
-						     wrid(c, CH_WR_SIGNALED, 0));
+						     ch_wrid(c, CH_WR_SIGNALED, 0));
 		}
 		if (r2)
 			rc = r2;
@@ -312,18 +313,12 @@ int ch_write_word(struct ibc_channel *c, uint64_t off, uint64_t value)
 	return ch_write(c, &value, 0, 8, off, 1);
 }
 
-int ibc_channel_completion(const struct ibc_xport_wc *wc)
+/* A completion of one of c's WRs (the router's handler). */
+static int ch_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, uint32_t index)
 {
-	uint64_t id = wc->wr_id;
-	unsigned slot = (unsigned)((id >> 40) & 0xffff), kind = (unsigned)((id >> 32) & 0xff);
-	struct ibc_channel *o = (id >> 56) == CH_WRID_TAG && slot < CH_MAX_LIVE ? live[slot] : NULL;
+	struct ibc_channel *o = owner;
 
-	if ((id >> 56) != CH_WRID_TAG)
-		return 0;
-	if (o == NULL) {
-		ibc_debug("channel: a completion of a destroyed channel dropped");
-		return 1;
-	}
+	(void)index;
 	if (wc->status != IBC_OK) {
 		ibc_error("channel %s rank %d: %s to rank %d failed: %s", o->d->name, o->x->rank,
 			  ibc_xport_opcode_name(wc->opcode), o->peer, wc->reason ? wc->reason : "?");
@@ -334,22 +329,14 @@ int ibc_channel_completion(const struct ibc_xport_wc *wc)
 		o->outstanding--;
 	if (kind == CH_WR_READ)
 		o->read_done = 1;
-	return 1;
+	return IBC_OK;
 }
 
-int ch_service(struct ibc_channel *c)
+int ibc_channel_completion(const struct ibc_xport_wc *wc)
 {
-	struct ibc_xport_wc wc[16];
-	int n = 0, i, rc;
+	int rc;
 
-	rc = ibc_xport_cq_poll(c->x, IBC_XPORT_CQ_SEND, 16, wc, &n);
-	if (rc)
-		return rc;
-	for (i = 0; i < n; i++)
-		if (!ibc_channel_completion(&wc[i]))
-			ibc_warn("channel: a completion not of a channel (wr_id %#llx) dropped",
-				 (unsigned long long)wc[i].wr_id);
-	return c->failed;
+	return ibc_family_route(wc, &rc);
 }
 
 uint64_t ch_pointer_read(const struct ibc_channel *c, const volatile uint64_t *w,
@@ -473,13 +460,4 @@ int ibc_channel_send_all(struct ibc_channel *c, const void *buf, size_t len, int
 int ibc_channel_recv_all(struct ibc_channel *c, void *buf, size_t len, int64_t timeout_ns)
 {
 	return xfer_all(c, buf, len, timeout_ns, 0);
-}
-
-int ibc_channel_test_torn_record(struct ibc_channel *c, const void *buf, size_t len)
-{
-	if (!c->d->packets)
-		return IBC_ERR_UNSUPPORTED;
-	if (!c->ready || len == 0 || len > c->R / 4)
-		return IBC_ERR_INVAL;
-	return ch_packet_torn_record(c, buf, len);
 }

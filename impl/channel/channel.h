@@ -106,8 +106,9 @@ int ibc_channel_setup(struct ibc_channel *c);        /* collective */
 int ibc_channel_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted);
 int ibc_channel_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered);
 /* Someone else who polls the transport's send queue (e.g. a benchmark's
- * own writes) hands each completion it does not own to the channel that
- * posted it: 1 when it was a channel's, else 0. */
+ * own writes) hands each completion it does not own to the instance that
+ * posted it, a channel's or another family's (impl/family/family.h): 1 when
+ * it was an instance's, else 0. */
 int ibc_channel_completion(const struct ibc_xport_wc *wc);
 /* Reaps completions; put and get call it. */
 int ibc_channel_progress(struct ibc_channel *c);

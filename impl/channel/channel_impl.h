@@ -3,12 +3,10 @@
 #define IBC_CHANNEL_IMPL_H
 
 #include "channel/channel.h"
+#include "family/family.h"
 #include "xport/xport.h"
 
 #include <stdint.h>
-
-#define CH_WRID_TAG 0xC4ull
-#define CH_MAX_LIVE 1024
 
 /* the endpoint's registered region: [ring | head copy | tail copy | zdone] */
 #define CH_OFF_HEAD(R) ((R))
@@ -16,6 +14,7 @@
 #define CH_OFF_ZDONE(R) ((R) + 128)
 #define CH_REGION(R) ((R) + 192)
 
+/* wr_id kinds (the layout: family.h) */
 enum ch_wr_kind { CH_WR_SIGNALED = 1, CH_WR_READ = 2 };
 
 /* packet records: header word = len (32) | type (8); sequence word; DATA
@@ -26,7 +25,8 @@ enum ch_rec { CH_REC_DATA = 1, CH_REC_WRAP = 2, CH_REC_RNDV = 3 };
 struct ibc_channel {
 	const struct ibc_channel_design *d;
 	struct ibc_xport *x;
-	int peer, live;
+	int peer;
+	struct ibc_family_member fm;       /* registry index (family.h) */
 	struct ibc_channel_params p;
 	size_t R;
 	int ready, failed;
@@ -64,6 +64,11 @@ struct ibc_channel {
 	int rc_own;
 };
 
+static inline uint64_t ch_wrid(const struct ibc_channel *c, unsigned kind, uint32_t index)
+{
+	return ibc_family_wrid(&c->fm, kind, index);
+}
+
 /* Posts one RDMA write of len bytes of local memory (lkey) to offset off of
  * the peer's region; inline when it fits and asked for; signaled now and
  * then (send queue slots). */
@@ -71,8 +76,13 @@ int ch_write(struct ibc_channel *c, const void *src, uint32_t lkey, size_t len, 
 	     int inl);
 /* An 8-byte value into the peer's region at off (inline). */
 int ch_write_word(struct ibc_channel *c, uint64_t off, uint64_t value);
-/* Polls completions once and routes them. */
-int ch_service(struct ibc_channel *c);
+/* Polls the send completions once and routes them, whatever their family. */
+static inline int ch_service(struct ibc_channel *c)
+{
+	int rc = ibc_family_service(c->x, IBC_XPORT_CQ_SEND);
+
+	return rc ? rc : c->failed;
+}
 /* A word the peer writes and only ever raises (head, tail), read once.  On
  * Soft-RoCE a write lands a byte at a time, lowest address first, so a read
  * may see the new value's low-order bytes under the old one's high-order
@@ -96,10 +106,8 @@ int ch_tail_update(struct ibc_channel *c, uint64_t threshold);
 int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,
 		  size_t maxpkt, int zcopy);
 int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered);
-/* a region's salt (from its descriptor: the same at both ends) */
-uint64_t ch_packet_salt(const struct ibc_xport_rdesc *rd);
-/* ibc_channel_test_torn_record's half-landed record */
-int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t len);
+/* mixed into sequence words and salts */
+#define CH_SEQ_MAGIC 0x9e3779b97f4a7c15ull
 
 extern const struct ibc_channel_design ibc_channel_basic;
 extern const struct ibc_channel_design ibc_channel_piggyback;

@@ -45,7 +45,7 @@
 #include <string.h>
 
 #define PAD8(n) (((n) + 7) & ~(uint64_t)7)
-#define SEQ_MAGIC 0x9e3779b97f4a7c15ull
+#define SEQ_MAGIC CH_SEQ_MAGIC
 #define TRAILER_K1 0xd6e8feb86659fd93ull
 #define TRAILER_K2 0xc2b2ae3d27d4eb4full
 #define REC_OVERHEAD 24 /* header, sequence word, trailer */
@@ -68,15 +68,6 @@ static uint64_t hdr_make(uint64_t len, unsigned type)
 static uint64_t trailer_of(uint64_t seq, uint64_t len, uint64_t salt)
 {
 	return ((seq ^ salt) * TRAILER_K1) ^ (len * TRAILER_K2);
-}
-
-uint64_t ch_packet_salt(const struct ibc_xport_rdesc *rd)
-{
-	uint64_t z = rd->addr ^ ((uint64_t)rd->rkey << 32) ^ ((uint64_t)rd->rank << 16) ^ SEQ_MAGIC;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 static uint64_t load_acq(const void *p)
@@ -235,8 +226,7 @@ static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct 
 		c->read_done = 0;
 		rc = ibc_xport_read(c->x, c->peer, sge, k, r->addr + c->rx_off, r->rkey,
 				    IBC_XPORT_WR_SIGNALED,
-				    (CH_WRID_TAG << 56) | ((uint64_t)(c->live & 0xffff) << 40) |
-					    ((uint64_t)CH_WR_READ << 32));
+				    ch_wrid(c, CH_WR_READ, 0));
 		if (rc == IBC_OK)
 			c->outstanding++;
 		/* the data is there: waiting for the read is no wait for the peer */
@@ -330,7 +320,8 @@ int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 	return rc;
 }
 
-int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t len)
+/* ibc_channel_test_torn_record's half-landed record */
+static int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t len)
 {
 	uint64_t pos, hdr = hdr_make(len, CH_REC_DATA), sw, stale;
 	unsigned char *st;
@@ -353,4 +344,13 @@ int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t len)
 	while (rc == IBC_OK && c->outstanding > 0)
 		rc = ch_service(c);
 	return rc;
+}
+
+int ibc_channel_test_torn_record(struct ibc_channel *c, const void *buf, size_t len)
+{
+	if (!c->d->packets)
+		return IBC_ERR_UNSUPPORTED;
+	if (!c->ready || len == 0 || len > c->R / 4)
+		return IBC_ERR_INVAL;
+	return ch_packet_torn_record(c, buf, len);
 }
