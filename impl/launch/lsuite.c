@@ -1,8 +1,8 @@
 /* The launch suite: see lsuite.h. */
 #include "launch/lsuite_priv.h"
-#include "launch/cache.h"
+#include "launcher/cache.h"
 #include "launch/stamp.h"
-#include "launch/tree.h"
+#include "launcher/tree.h"
 #include "core/csv.h"
 #include "core/fs.h"
 #include "core/log.h"

@@ -3,7 +3,7 @@
 #ifndef IBC_LAUNCH_AGENT_LOOP_H
 #define IBC_LAUNCH_AGENT_LOOP_H
 
-#include "launch/agent.h"
+#include "launcher/agent.h"
 
 double ibc_launch_now(void);
 void ibc_launch_fd_nonblock(int fd);

@@ -3,10 +3,10 @@
  * four cache policies, output forwarding and process health.  Used by the
  * launcher (root) and by every node launch agent (NLA). */
 #define _GNU_SOURCE
-#include "launch/agent_loop.h"
+#include "launcher/agent_loop.h"
 #include <stdarg.h>
-#include "launch/proto.h"
-#include "launch/tree.h"
+#include "launcher/proto.h"
+#include "launcher/tree.h"
 #include "core/log.h"
 #include "core/status.h"
 

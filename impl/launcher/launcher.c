@@ -1,8 +1,8 @@
 /* ibchar-launch: the launcher (root of the NLA tree), the node launch agent
  * entry point and the flat-mode proxy. */
 #define _GNU_SOURCE
-#include "launch/agent_loop.h"
-#include "launch/tree.h"
+#include "launcher/agent_loop.h"
+#include "launcher/tree.h"
 #include "core/log.h"
 #include "core/status.h"
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launch/cache.h"
-#include "launch/job.h"
-#include "launch/wire.h"
+#include "launcher/cache.h"
+#include "launcher/job.h"
+#include "launcher/wire.h"
 
 struct ibc_launch_msgq;
 struct ibc_launch_coll;
