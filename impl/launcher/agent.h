@@ -40,7 +40,7 @@ struct ibc_launch_proc {
 	int reaped, status, finished;
 	int inited, finalized;
 	uint32_t coll_seq;
-	int wait;                 /* what the process blocks on (WAIT_*) */
+	int wait;                 /* what the process blocks on (IBC_LAUNCH_WAIT_*) */
 	uint32_t wait_seq;
 	int recv_src, recv_tag;
 	struct ibc_launch_msgq *mbox, *mbox_tail;
