@@ -23,7 +23,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,21 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *const ibc_lsuite_prog_names[] = { "true", "pmi", "hello" };
-
 /* ------------------------------------------------------------- helpers ---- */
-void ibc_lsuite_say(const struct ls *ls, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ls->o->quiet)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-}
-
 static struct point *point_get(struct ls *ls, const char *variant, int hosts, int ppn, int mult)
 {
 	struct point *p;
