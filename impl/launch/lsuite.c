@@ -1,6 +1,7 @@
 /* The launch suite: see lsuite.h. */
 #include "launch/lsuite_priv.h"
 #include "launcher/cache.h"
+#include "launcher/rsh.h"
 #include "launch/stamp.h"
 #include "launcher/tree.h"
 #include "core/csv.h"
@@ -261,24 +262,17 @@ static void net_setup(struct ls *ls)
  * launchers: {host} of the template replaced by the host. */
 static int wrapper_write(struct ls *ls)
 {
-	char body[8192], tmpl[1024], delay[64] = "";
-	const char *p;
-	size_t used = 0;
+	char body[8192], tmpl[1024], delay[64] = "", *t = NULL;
 	FILE *f;
 
 	if (strcmp(ls->rsh, "local") == 0 || (strcmp(ls->rsh, "ssh") == 0 && ls->o->rsh_delay_ms <= 0))
 		return IBC_OK;
 	if (ls->o->rsh_delay_ms > 0)
 		snprintf(delay, sizeof(delay), "sleep %.4f\n", ls->o->rsh_delay_ms / 1e3);
-	for (p = ls->rsh; *p && used + 8 < sizeof(tmpl); p++) {
-		if (strncmp(p, "{host}", 6) == 0) {
-			used += (size_t)snprintf(tmpl + used, sizeof(tmpl) - used, "\"$h\"");
-			p += 5;
-		} else {
-			tmpl[used++] = *p;
-		}
-	}
-	tmpl[used] = '\0';
+	if (ibc_launch_rsh_subst(ls->rsh, "\"$h\"", &t) != IBC_OK)
+		return IBC_ERR_NOMEM;
+	snprintf(tmpl, sizeof(tmpl), "%s", t);
+	free(t);
 	if (strcmp(ls->rsh, "ssh") == 0) /* the command goes as one string, as ssh takes it */
 		snprintf(tmpl, sizeof(tmpl), "ssh -o BatchMode=yes -x \"$h\" \"$*\" #");
 	/* a TMPDIR per host: the test hosts share one hostname, so Open MPI's

@@ -48,8 +48,6 @@ void ibc_launch_fail(struct ibc_launch_agent *a, int rank, int code, const char 
 	__attribute__((format(printf, 4, 5)));
 void ibc_launch_terminate(struct ibc_launch_agent *a);
 int ibc_launch_status_code(int status);
-/* argv for running cmd on host through the remote shell (malloc'd, NULL-terminated). */
-int ibc_launch_rsh_argv(const char *rsh, const char *host, char *const *cmd, char ***out);
 /* Sets up children, local processes and signal handling, then runs the loop
  * until the job (or this agent's part of it) is over. */
 int ibc_launch_agent_run(struct ibc_launch_agent *a);

@@ -3,6 +3,7 @@
  * (its argv from the --rsh template). */
 #define _GNU_SOURCE
 #include "launcher/agent_loop.h"
+#include "launcher/rsh.h"
 #include "launcher/tree.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -19,110 +20,6 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------- spawning --- */
-
-static char *shell_quote(const char *s)
-{
-	size_t n = strlen(s), i, o = 0;
-	char *q = malloc(4 * n + 3);
-
-	if (q == NULL)
-		return NULL;
-	q[o++] = '\'';
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\'') {
-			memcpy(q + o, "'\\''", 4);
-			o += 4;
-		} else {
-			q[o++] = s[i];
-		}
-	}
-	q[o++] = '\'';
-	q[o] = '\0';
-	return q;
-}
-
-static char *subst_host(const char *word, const char *host)
-{
-	const char *at = strstr(word, "{host}");
-	char *r;
-
-	if (at == NULL)
-		return strdup(word);
-	r = malloc(strlen(word) + strlen(host) + 1);
-	if (r == NULL)
-		return NULL;
-	memcpy(r, word, (size_t)(at - word));
-	strcpy(r + (at - word), host);
-	strcat(r, at + 6);
-	return r;
-}
-
-int ibc_launch_rsh_argv(const char *rsh, const char *host, char *const *cmd, char ***out)
-{
-	size_t ncmd = 0, n = 0, cap;
-	char **v;
-
-	while (cmd[ncmd])
-		ncmd++;
-	cap = ncmd + 64;
-	v = calloc(cap, sizeof(*v));
-	if (v == NULL)
-		return IBC_ERR_NOMEM;
-	if (strcmp(rsh, "local") == 0) {
-		/* nothing in front */
-	} else if (strcmp(rsh, "ssh") == 0) {
-		size_t len = 1, i;
-		char *joined;
-
-		v[n++] = strdup("ssh");
-		v[n++] = strdup("-o");
-		v[n++] = strdup("BatchMode=yes");
-		v[n++] = strdup("-x");
-		v[n++] = strdup(host);
-		for (i = 0; i < ncmd; i++)
-			len += 4 * strlen(cmd[i]) + 3;
-		joined = malloc(len + 64);
-		if (joined == NULL)
-			goto err_free_v;
-		joined[0] = '\0';
-		for (i = 0; i < ncmd; i++) {
-			char *q = shell_quote(cmd[i]);
-
-			if (q == NULL) {
-				free(joined);
-				goto err_free_v;
-			}
-			if (i > 0)
-				strcat(joined, " ");
-			strcat(joined, q);
-			free(q);
-		}
-		v[n++] = joined;
-		*out = v;
-		return IBC_OK;
-	} else {
-		char *t = strdup(rsh), *save = NULL, *w;
-
-		if (t == NULL)
-			goto err_free_v;
-		for (w = strtok_r(t, " \t", &save); w && n < 60; w = strtok_r(NULL, " \t", &save))
-			v[n++] = subst_host(w, host);
-		free(t);
-	}
-	for (size_t i = 0; i < ncmd; i++)
-		v[n++] = strdup(cmd[i]);
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == NULL)
-			goto err_free_v;
-	*out = v;
-	return IBC_OK;
-
-err_free_v:
-	for (size_t i = 0; i < cap; i++)
-		free(v[i]);
-	free(v);
-	return IBC_ERR_NOMEM;
-}
 
 static void argv_free(char **v)
 {

@@ -2,6 +2,7 @@
  * entry point and the flat-mode proxy. */
 #define _GNU_SOURCE
 #include "launcher/agent_loop.h"
+#include "launcher/rsh.h"
 #include "launcher/tree.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -353,9 +354,9 @@ int ibc_launch_run(const struct ibc_launch_opts *o, int *exit_code)
 			j->env[j->nenv++] = s;
 		}
 	}
-	if (strcmp(j->rsh, "local") != 0 && strcmp(j->rsh, "ssh") != 0 && strstr(j->rsh, "{host}") == NULL) {
-		ibc_error("launch: --rsh '%s' is neither local, ssh nor a template with {host}", j->rsh);
-		rc = IBC_ERR_INVAL;
+	rc = ibc_launch_rsh_check(j->rsh, err, sizeof(err));
+	if (rc != IBC_OK) {
+		ibc_error("launch: %s", err);
 		goto err_free_job;
 	}
 	/* where each node reaches the launcher */
