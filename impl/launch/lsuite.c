@@ -1,6 +1,7 @@
 /* The launch suite: see lsuite.h. */
 #include "launch/lsuite_priv.h"
 #include "launcher/cache.h"
+#include "launcher/hosts.h"
 #include "launcher/rsh.h"
 #include "launch/stamp.h"
 #include "launcher/tree.h"
@@ -213,17 +214,10 @@ static void net_setup(struct ls *ls)
 	struct ifaddrs *ifa = NULL, *i;
 	socklen_t sl = sizeof(sa);
 	int fd;
-	FILE *f;
-	char line[256], ip[64], name[128];
+	char ip[64], err[512];
 
 	/* the test hosts' file first, as ibchar-launch does */
-	f = fopen("/run/ibchar/testhosts.hosts", "r");
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%63s %127s", ip, name) == 2 && strcmp(name, ls->hostnames[0]) == 0)
-			inet_pton(AF_INET, ip, &sa.sin_addr);
-	if (f != NULL)
-		fclose(f);
-	if (sa.sin_addr.s_addr == 0) {
+	if (ibc_launch_hosts_lookup(IBC_LAUNCH_HOSTS_FILE, ls->hostnames[0], &sa.sin_addr, err, sizeof(err)) != IBC_OK) {
 		if (getaddrinfo(ls->hostnames[0], NULL, &hints, &res) != 0 || res == NULL)
 			return;
 		sa.sin_addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
