@@ -1,6 +1,7 @@
 /* The launch suite: see lsuite.h. */
 #include "launch/lsuite_priv.h"
 #include "launcher/cache.h"
+#include "launcher/hostcmd.h"
 #include "launcher/hosts.h"
 #include "launcher/rsh.h"
 #include "launch/stamp.h"
@@ -817,10 +818,7 @@ int ibc_lsuite_run(const struct ibc_lsuite_opts *o)
 	rc = wrapper_write(&ls);
 	if (rc != IBC_OK)
 		goto out;
-	if (geteuid() == 0) {
-		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-	}
+	ibc_launch_hostcmd_root_env();
 	specs_setup(&ls);
 	for (i = 0; i < (size_t)ls.nspec; i++) {
 		const char *why;
