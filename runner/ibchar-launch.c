@@ -1,11 +1,11 @@
-/* ibchar-launch: the ScELA-style tree launcher (impl/launch). */
+/* ibchar-launch: the ScELA-style tree launcher (impl/launcher). */
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
-#include "launch/cache.h"
-#include "launch/job.h"
-#include "launch/slurm.h"
-#include "launch/tree.h"
+#include "launcher/cache.h"
+#include "launcher/job.h"
+#include "launcher/slurm.h"
+#include "launcher/tree.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +53,7 @@ static const struct ibc_opt_spec spec = {
 	"Host names resolve through $IBC_HOSTS_FILE (default /run/ibchar/testhosts.hosts, written by "
 	"scripts/testhosts), then DNS; test hosts: --rsh 'ip netns exec {host}'.  Inside a Slurm allocation "
 	"(SLURM_JOB_NODELIST set) and without --hosts/--hostfile: the job's hosts and slots, and node agents "
-	"started by srun (--rsh '" IBC_LAUNCH_SLURM_RSH "') instead of ssh.  Protocols: impl/launch/WIRE.md.",
+	"started by srun (--rsh '" IBC_LAUNCH_SLURM_RSH "') instead of ssh.  Protocols: impl/launcher/WIRE.md.",
 	1,
 };
 

@@ -1,10 +1,10 @@
 /* launcher bootstrap: the ibchar primitives of ibchar-launch's node agent
- * over the socket in PMI_FD (impl/launch/client.h, WIRE.md). */
+ * over the socket in PMI_FD (impl/launcher/client.h, WIRE.md). */
 #include "boot/boot.h"
 #include "core/log.h"
 #include "core/status.h"
-#include "launch/client.h"
-#include "launch/proto.h"
+#include "launcher/client.h"
+#include "launcher/proto.h"
 
 #include <stdlib.h>
 #include <string.h>

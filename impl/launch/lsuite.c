@@ -1,8 +1,11 @@
 /* The launch suite: see lsuite.h. */
 #include "launch/lsuite_priv.h"
-#include "launch/cache.h"
+#include "launcher/cache.h"
+#include "launcher/hostcmd.h"
+#include "launcher/hosts.h"
+#include "launcher/rsh.h"
 #include "launch/stamp.h"
-#include "launch/tree.h"
+#include "launcher/tree.h"
 #include "core/csv.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -23,7 +26,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,21 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *const ibc_lsuite_prog_names[] = { "true", "pmi", "hello" };
-
 /* ------------------------------------------------------------- helpers ---- */
-void ibc_lsuite_say(const struct ls *ls, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ls->o->quiet)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-}
-
 static struct point *point_get(struct ls *ls, const char *variant, int hosts, int ppn, int mult)
 {
 	struct point *p;
@@ -227,17 +215,10 @@ static void net_setup(struct ls *ls)
 	struct ifaddrs *ifa = NULL, *i;
 	socklen_t sl = sizeof(sa);
 	int fd;
-	FILE *f;
-	char line[256], ip[64], name[128];
+	char ip[64], err[512];
 
 	/* the test hosts' file first, as ibchar-launch does */
-	f = fopen("/run/ibchar/testhosts.hosts", "r");
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%63s %127s", ip, name) == 2 && strcmp(name, ls->hostnames[0]) == 0)
-			inet_pton(AF_INET, ip, &sa.sin_addr);
-	if (f != NULL)
-		fclose(f);
-	if (sa.sin_addr.s_addr == 0) {
+	if (ibc_launch_hosts_lookup(IBC_LAUNCH_HOSTS_FILE, ls->hostnames[0], &sa.sin_addr, err, sizeof(err)) != IBC_OK) {
 		if (getaddrinfo(ls->hostnames[0], NULL, &hints, &res) != 0 || res == NULL)
 			return;
 		sa.sin_addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
@@ -276,24 +257,17 @@ static void net_setup(struct ls *ls)
  * launchers: {host} of the template replaced by the host. */
 static int wrapper_write(struct ls *ls)
 {
-	char body[8192], tmpl[1024], delay[64] = "";
-	const char *p;
-	size_t used = 0;
+	char body[8192], tmpl[1024], delay[64] = "", *t = NULL;
 	FILE *f;
 
 	if (strcmp(ls->rsh, "local") == 0 || (strcmp(ls->rsh, "ssh") == 0 && ls->o->rsh_delay_ms <= 0))
 		return IBC_OK;
 	if (ls->o->rsh_delay_ms > 0)
 		snprintf(delay, sizeof(delay), "sleep %.4f\n", ls->o->rsh_delay_ms / 1e3);
-	for (p = ls->rsh; *p && used + 8 < sizeof(tmpl); p++) {
-		if (strncmp(p, "{host}", 6) == 0) {
-			used += (size_t)snprintf(tmpl + used, sizeof(tmpl) - used, "\"$h\"");
-			p += 5;
-		} else {
-			tmpl[used++] = *p;
-		}
-	}
-	tmpl[used] = '\0';
+	if (ibc_launch_rsh_subst(ls->rsh, "\"$h\"", &t) != IBC_OK)
+		return IBC_ERR_NOMEM;
+	snprintf(tmpl, sizeof(tmpl), "%s", t);
+	free(t);
 	if (strcmp(ls->rsh, "ssh") == 0) /* the command goes as one string, as ssh takes it */
 		snprintf(tmpl, sizeof(tmpl), "ssh -o BatchMode=yes -x \"$h\" \"$*\" #");
 	/* a TMPDIR per host: the test hosts share one hostname, so Open MPI's
@@ -844,10 +818,7 @@ int ibc_lsuite_run(const struct ibc_lsuite_opts *o)
 	rc = wrapper_write(&ls);
 	if (rc != IBC_OK)
 		goto out;
-	if (geteuid() == 0) {
-		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-	}
+	ibc_launch_hostcmd_root_env();
 	specs_setup(&ls);
 	for (i = 0; i < (size_t)ls.nspec; i++) {
 		const char *why;

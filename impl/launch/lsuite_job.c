@@ -3,6 +3,7 @@
  * use, starting a job in its own process group, its timeout, and reading
  * its processes' stamps into the phases.  See lsuite.h. */
 #include "launch/lsuite_priv.h"
+#include "launcher/hostcmd.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "core/topo.h"
@@ -50,6 +51,20 @@ static void job_arg_ref(struct job *j, char *arg)
 	j->argv[++j->argc] = NULL;
 }
 
+/* The head of a host launcher's command line (impl/launcher/hostcmd.c). */
+static int job_head(struct job *j, const struct ibc_launch_hostcmd *c, int rc)
+{
+	int i;
+
+	if (rc != IBC_OK) {
+		ibc_error("launch: %s", c->err);
+		return rc;
+	}
+	for (i = 0; i < c->argc; i++)
+		job_arg(j, "%s", c->argv[i]);
+	return IBC_OK;
+}
+
 /* The host list: each of the first h hosts m times (m agents per host). */
 static void host_list(const struct ls *ls, int h, int m, int slots, char *buf, size_t cap)
 {
@@ -69,9 +84,10 @@ static void host_list(const struct ls *ls, int h, int m, int slots, char *buf, s
 }
 
 
-static void job_build(const struct ls *ls, const struct jobspec *js, const char *stamp, struct job *j)
+static int job_build(const struct ls *ls, const struct jobspec *js, const char *stamp, struct job *j)
 {
 	static char hosts[MAX_HOSTS * 24];
+	struct ibc_launch_hostcmd hc;
 	const struct lspec *s = js->s;
 	int np = js->h * js->c * js->m, local = strcmp(ls->rsh, "local") == 0;
 	int mpi = s->kind == L_OPENMPI || s->kind == L_SRUN_PMIX;
@@ -125,9 +141,8 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 		job_arg(j, "--");
 		break;
 	case L_MPICH:
-		job_arg(j, "%s", ls->mpirun[0]);
-		job_arg(j, "-n");
-		job_arg(j, "%d", np);
+		if (job_head(j, &hc, ibc_launch_hostcmd_mpirun(&hc, ls->mpirun[0], np)) != IBC_OK)
+			return IBC_ERR_INVAL;
 		if (!local) {
 			host_list(ls, js->h, 1, 0, hosts, sizeof(hosts));
 			job_arg(j, "-ppn");
@@ -149,9 +164,8 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 	case L_OPENMPI: {
 		struct ibc_topo_info ti;
 
-		job_arg(j, "%s", ls->mpirun[1]);
-		job_arg(j, "-n");
-		job_arg(j, "%d", np);
+		if (job_head(j, &hc, ibc_launch_hostcmd_mpirun(&hc, ls->mpirun[1], np)) != IBC_OK)
+			return IBC_ERR_INVAL;
 		if (!local) {
 			host_list(ls, js->h, 1, js->c, hosts, sizeof(hosts));
 			job_arg(j, "--host");
@@ -183,13 +197,9 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 	}
 	case L_SRUN:
 	case L_SRUN_PMIX:
-		job_arg(j, "%s", ls->srun);
-		job_arg(j, "-N");
-		job_arg(j, "%d", js->h);
-		job_arg(j, "-n");
-		job_arg(j, "%d", np);
-		job_arg(j, "--ntasks-per-node=%d", js->c);
-		job_arg(j, "--mpi=%s", s->kind == L_SRUN_PMIX ? "pmix" : "pmi2");
+		if (job_head(j, &hc, ibc_launch_hostcmd_srun(&hc, ls->srun, js->h, np, js->c,
+							    s->kind == L_SRUN_PMIX ? "pmix" : "pmi2")) != IBC_OK)
+			return IBC_ERR_INVAL;
 		job_arg(j, "--time=%ld", (ls->o->timeout_s + 59) / 60);
 		break;
 	}
@@ -212,6 +222,7 @@ static void job_build(const struct ls *ls, const struct jobspec *js, const char 
 		job_arg(j, "%s", stamp);
 		break;
 	}
+	return IBC_OK;
 }
 
 static pid_t spawn_job(char **argv, const char *log)
@@ -302,7 +313,9 @@ int ibc_lsuite_job_do(struct ls *ls, const struct jobspec *js, struct result *re
 	snprintf(stamp, sizeof(stamp), "%s/stamps", ls->dir);
 	snprintf(log, sizeof(log), "%s/job.log", ls->dir);
 	unlink(stamp);
-	job_build(ls, js, stamp, &j);
+	rc = job_build(ls, js, stamp, &j);
+	if (rc != IBC_OK)
+		return rc;
 	if (ibc_log_enabled(IBC_LOG_INFO)) {
 		fprintf(stderr, "launch: job");
 		for (i = 0; i < j.argc; i++)

@@ -1,5 +1,8 @@
-/* The launch suite's state, shared by lsuite.c (the jobs and their rows)
- * and lsuite_tables.c (the growth fits and Table 3.1). */
+/* The launch suite's state, shared by lsuite.c (the jobs and their rows),
+ * lsuite_job.c (one job), lsuite_tables.c (the growth fits and Table 3.1)
+ * and lsuite_say.c (program names, progress lines).  Calls run one way:
+ * lsuite.c calls the other three; lsuite_job.c and lsuite_tables.c call
+ * lsuite_say.c only. */
 #ifndef IBC_LAUNCH_LSUITE_PRIV_H
 #define IBC_LAUNCH_LSUITE_PRIV_H
 
@@ -57,7 +60,7 @@ struct ls {
 	int failed, jobs;
 };
 
-extern const char *const ibc_lsuite_prog_names[]; /* by enum lprog */
+extern const char *const ibc_lsuite_prog_names[]; /* by enum lprog (lsuite_say.c) */
 
 /* One job: a launcher, a program, a point */
 struct jobspec {

@@ -2,7 +2,7 @@
  * node agents (log n against linear) and Table 3.1 computed for the
  * thesis' job sizes.  See lsuite.h. */
 #include "launch/lsuite_priv.h"
-#include "launch/cache.h"
+#include "launcher/cache.h"
 #include "core/csv.h"
 #include "core/stats.h"
 #include "core/status.h"

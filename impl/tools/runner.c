@@ -10,6 +10,7 @@
 #include "core/opt.h"
 #include "core/status.h"
 #include "core/topo.h"
+#include "launcher/hostcmd.h"
 #include "logp/logp_model.h"
 
 #include <errno.h>
@@ -203,6 +204,12 @@ static void arg_add(struct argv_buf *a, const char *s)
 	a->v[a->n] = NULL;
 }
 
+static void arg_add_all(struct argv_buf *a, const char *const *v)
+{
+	for (; *v != NULL; v++)
+		arg_add(a, *v);
+}
+
 static void arg_addf(struct argv_buf *a, long long v)
 {
 	if (a->n >= ARGV_MAX)
@@ -219,6 +226,7 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	const char *mpi = mpi_of(o);
 	const char *build_mpi;
 	struct argv_buf a = { .n = 0 };
+	struct ibc_launch_hostcmd hc;
 	char bench[4200], mpirun[4200], prog[64], budget[32];
 	struct ibc_topo_info ti;
 	int rc;
@@ -281,9 +289,12 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			ibc_error("runner: %s not found on PATH", prog);
 			return IBC_ERR_NOTFOUND;
 		}
-		arg_add(&a, mpirun);
-		arg_add(&a, "-n");
-		arg_addf(&a, n);
+		rc = ibc_launch_hostcmd_mpirun(&hc, mpirun, n);
+		if (rc != IBC_OK) {
+			ibc_error("runner: %s", hc.err);
+			return rc;
+		}
+		arg_add_all(&a, hc.argv);
 		if (ibc_topo_query(&ti) == IBC_OK && n > ti.allowed_pus) {
 			if (strcmp(mpi, "mpich") == 0) {
 				ibc_warn("runner: %s: %d ranks > %d PUs: MPICH busy-polls, not oversubscribing it; skipped",
@@ -292,10 +303,7 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			}
 			arg_add(&a, "--oversubscribe");
 		}
-		if (geteuid() == 0) {
-			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-		}
+		ibc_launch_hostcmd_root_env();
 	} else if (strcmp(launcher, "srun") == 0) {
 		/* inside an allocation or not: srun places the ranks; the plain
 		 * build bootstraps over PMI-2, Open MPI's over PMIx; shm (or auto
@@ -307,17 +315,18 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			ibc_error("runner: --launcher srun: srun not found on PATH");
 			return IBC_ERR_NOTFOUND;
 		}
-		arg_add(&a, mpirun);
-		arg_add(&a, "-n");
-		arg_addf(&a, n);
-		arg_add(&a, mpi != NULL && strcmp(mpi, "openmpi") == 0 ? "--mpi=pmix" : "--mpi=pmi2");
+		rc = ibc_launch_hostcmd_srun(&hc, mpirun, 0, n, 0,
+					     mpi != NULL && strcmp(mpi, "openmpi") == 0 ? "pmix" : "pmi2");
+		if (rc != IBC_OK) {
+			ibc_error("runner: %s", hc.err);
+			return rc;
+		}
+		arg_add_all(&a, hc.argv);
 		if (strcmp(x, "shm") == 0 ||
 		    (strcmp(x, "auto") == 0 && ibc_harness_avail_verbs(devs, sizeof(devs)) <= 0))
 			arg_add(&a, "-N1");
-		if (mpi != NULL && geteuid() == 0) {
-			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-		}
+		if (mpi != NULL)
+			ibc_launch_hostcmd_root_env();
 	} else if (strcmp(launcher, "tree") == 0) {
 		/* ibchar-launch on this host (local remote shell): the bench finds PMI_FD */
 		if (!bench_path(o->bindir, "ibchar-launch", NULL, mpirun, sizeof(mpirun))) {

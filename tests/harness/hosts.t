@@ -8,7 +8,7 @@
 # then both meet in a shared segment) is reported as 200 us, plus at most
 # the clock's error bound; a mutant offset on the second host's rank fails
 # the check.  Root only (namespaces).
-. "$(dirname "$0")/../launch/lib.sh"
+. "$(dirname "$0")/../launcher/lib.sh"
 W=$IBC_BUILD/tests/harness/window.t
 [ -x "$W" ] || skip_all "$W not built"
 # first on this host alone: two ranks started by the launcher calibrate

@@ -9,7 +9,7 @@
 # computed; a failing launcher (a fake mpirun.mpich) costs its rows only and
 # the exit status says so; bad input exits 2.  With root: the same across 3
 # test hosts with Open MPI, and the host multiplier.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../launcher/lib.sh"
 BENCH=$IBC_BUILD/bin/ibchar-launch-bench
 IBCHAR=$IBC_BUILD/bin/ibchar
 [ -x "$BENCH" ] || skip_all "ibchar-launch-bench not built"

@@ -18,7 +18,7 @@ SL=$(cd "$(dirname "$0")/../../scripts" && pwd)/slurm-local
 for c in slurmctld slurmd srun munged ip nsenter unshare; do
 	command -v "$c" >/dev/null 2>&1 || { echo "1..0 # SKIP $c missing (scripts/install-deps.sh)"; exit 0; }
 done
-tap_need "$BUILD/tests/launch/hello-mpich" "$BUILD/tests/boot/pmi2.t" "$BUILD/bin/ibchar"
+tap_need "$BUILD/tests/launcher/hello-mpich" "$BUILD/tests/boot/pmi2.t" "$BUILD/bin/ibchar"
 tap_tmp slurm
 # results the nodes write must be outside /tmp: each node has its own
 mkdir -p /run/ibchar
@@ -51,16 +51,16 @@ ranks() { # FILE N
 		      if (single == c && c > 1) { print "singletons"; exit 1 }
 		      exit bad || c != n }' "$1"
 }
-timeout 120 srun -N2 -n4 --mpi=pmi2 "$BUILD/tests/launch/hello-mpich" >"$tmp/pmi2" 2>&1
+timeout 120 srun -N2 -n4 --mpi=pmi2 "$BUILD/tests/launcher/hello-mpich" >"$tmp/pmi2" 2>&1
 rc=$?
 ranks "$tmp/pmi2" 4; ok $? "MPICH under srun --mpi=pmi2: ranks 0..3 of 4, allreduce and ring ok (exit $rc)"
-timeout 120 srun -N2 -n4 --mpi=none "$BUILD/tests/launch/hello-mpich" >"$tmp/none" 2>&1
+timeout 120 srun -N2 -n4 --mpi=none "$BUILD/tests/launcher/hello-mpich" >"$tmp/none" 2>&1
 [ "$(ranks "$tmp/none" 4)" = singletons ]
 ok $? "... --mpi=none starts 4 singletons, and the check says so"
 
-if [ -x "$BUILD/tests/launch/hello-openmpi" ]; then
+if [ -x "$BUILD/tests/launcher/hello-openmpi" ]; then
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 \
-		srun -N2 -n4 --mpi=pmix "$BUILD/tests/launch/hello-openmpi" >"$tmp/pmix" 2>&1
+		srun -N2 -n4 --mpi=pmix "$BUILD/tests/launcher/hello-openmpi" >"$tmp/pmix" 2>&1
 	ranks "$tmp/pmix" 4; ok $? "Open MPI under srun --mpi=pmix: ranks 0..3 of 4"
 else
 	echo "ok 5 # SKIP no Open MPI build"
@@ -101,7 +101,7 @@ rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^10\.77\.0\.' "$tmp/la")" -eq 4 ] && [ "$(grep '^10\.77' "$tmp/la" | sort -u | wc -l)" -eq 2 ]
 ok $? "ibchar-launch inside salloc -N2 -n4: 4 processes on the 2 hosts of the allocation (exit $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/la" | tail -5
-timeout 120 salloc -N2 -n4 "$BUILD/bin/ibchar-launch" -- "$BUILD/tests/launch/hello-mpich" >"$tmp/lm" 2>&1
+timeout 120 salloc -N2 -n4 "$BUILD/bin/ibchar-launch" -- "$BUILD/tests/launcher/hello-mpich" >"$tmp/lm" 2>&1
 ranks "$tmp/lm" 4; ok $? "... MPICH under it (PMI-1 of ibchar-launch): ranks 0..3 of 4"
 
 # the launch suite's srun rows: PMI-2 (probe, MPICH hello) and PMIx (Open MPI

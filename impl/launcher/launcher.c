@@ -1,8 +1,10 @@
 /* ibchar-launch: the launcher (root of the NLA tree), the node launch agent
  * entry point and the flat-mode proxy. */
 #define _GNU_SOURCE
-#include "launch/agent_loop.h"
-#include "launch/tree.h"
+#include "launcher/agent_loop.h"
+#include "launcher/hosts.h"
+#include "launcher/rsh.h"
+#include "launcher/tree.h"
 #include "core/log.h"
 #include "core/status.h"
 
@@ -21,32 +23,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_HOSTS_FILE "/run/ibchar/testhosts.hosts"
-
 /* Looks name up in the test-hosts file (IBC_HOSTS_FILE or the default), then
  * getaddrinfo.  IBC_ERR_NOTFOUND when unknown. */
 static int host_resolve(const char *name, struct in_addr *out)
 {
-	const char *path = getenv("IBC_HOSTS_FILE");
-	FILE *f = fopen(path && *path ? path : DEFAULT_HOSTS_FILE, "r");
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
-	char line[512];
+	char err[512];
+	int rc = ibc_launch_hosts_lookup(ibc_launch_hosts_path(), name, out, err, sizeof(err));
 
-	if (f != NULL) {
-		while (fgets(line, sizeof(line), f)) {
-			char *save = NULL, *addr = strtok_r(line, " \t\r\n", &save), *n;
-
-			if (addr == NULL || addr[0] == '#')
-				continue;
-			while ((n = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
-				if (strcmp(n, name) == 0 && inet_pton(AF_INET, addr, out) == 1) {
-					fclose(f);
-					return IBC_OK;
-				}
-			}
-		}
-		fclose(f);
-	}
+	if (rc == IBC_OK)
+		return IBC_OK;
+	if (rc == IBC_ERR_INVAL)
+		ibc_debug("launch: %s", err);
 	if (getaddrinfo(name, NULL, &hints, &res) != 0 || res == NULL)
 		return IBC_ERR_NOTFOUND;
 	*out = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
@@ -353,9 +341,9 @@ int ibc_launch_run(const struct ibc_launch_opts *o, int *exit_code)
 			j->env[j->nenv++] = s;
 		}
 	}
-	if (strcmp(j->rsh, "local") != 0 && strcmp(j->rsh, "ssh") != 0 && strstr(j->rsh, "{host}") == NULL) {
-		ibc_error("launch: --rsh '%s' is neither local, ssh nor a template with {host}", j->rsh);
-		rc = IBC_ERR_INVAL;
+	rc = ibc_launch_rsh_check(j->rsh, err, sizeof(err));
+	if (rc != IBC_OK) {
+		ibc_error("launch: %s", err);
 		goto err_free_job;
 	}
 	/* where each node reaches the launcher */
@@ -374,7 +362,7 @@ int ibc_launch_run(const struct ibc_launch_opts *o, int *exit_code)
 			snprintf(buf, sizeof(buf), "127.0.0.1");
 		} else if (host_resolve(j->hosts[i], &in) != IBC_OK) {
 			ibc_error("launch: unknown host '%s' (not in %s nor resolvable)", j->hosts[i],
-				  getenv("IBC_HOSTS_FILE") ? getenv("IBC_HOSTS_FILE") : DEFAULT_HOSTS_FILE);
+				  ibc_launch_hosts_path());
 			rc = IBC_ERR_INVAL;
 			goto err_free_addr;
 		} else if (addr_towards(in, buf, sizeof(buf)) != IBC_OK) {

@@ -2,9 +2,9 @@
  * placement, hostfile parsing, cache LRU bound, PMI line parsing. */
 #include "tap.h"
 #include "core/status.h"
-#include "launch/cache.h"
-#include "launch/proto.h"
-#include "launch/tree.h"
+#include "launcher/cache.h"
+#include "launcher/proto.h"
+#include "launcher/tree.h"
 
 #include <stdio.h>
 #include <stdlib.h>

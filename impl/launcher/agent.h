@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launch/cache.h"
-#include "launch/job.h"
-#include "launch/wire.h"
+#include "launcher/cache.h"
+#include "launcher/job.h"
+#include "launcher/wire.h"
 
 struct ibc_launch_msgq;
 struct ibc_launch_coll;
@@ -40,7 +40,7 @@ struct ibc_launch_proc {
 	int reaped, status, finished;
 	int inited, finalized;
 	uint32_t coll_seq;
-	int wait;                 /* what the process blocks on (WAIT_*) */
+	int wait;                 /* what the process blocks on (IBC_LAUNCH_WAIT_*) */
 	uint32_t wait_seq;
 	int recv_src, recv_tag;
 	struct ibc_launch_msgq *mbox, *mbox_tail;

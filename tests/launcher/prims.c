@@ -6,8 +6,8 @@
 #include "tap.h"
 #include "lt_util.h"
 #include "boot/boot.h"
-#include "launch/client.h"
-#include "launch/proto.h"
+#include "launcher/client.h"
+#include "launcher/proto.h"
 #include "core/status.h"
 
 #include <stdarg.h>

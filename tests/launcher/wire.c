@@ -2,8 +2,8 @@
  * corrupt frames, bounded payload reads, job description round-trip. */
 #include "tap.h"
 #include "core/status.h"
-#include "launch/job.h"
-#include "launch/wire.h"
+#include "launcher/job.h"
+#include "launcher/wire.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Framing and bounded payload encoding for the launcher tree (WIRE.md). */
-#include "launch/wire.h"
+#include "launcher/wire.h"
 #include "core/status.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Hash map + LRU list for the node-level caches (cache.h). */
-#include "launch/cache.h"
+#include "launcher/cache.h"
 #include "core/status.h"
 
 #include <stdlib.h>

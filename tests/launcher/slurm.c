@@ -1,7 +1,7 @@
 /* ibchar-launch inside a Slurm allocation: SLURM_TASKS_PER_NODE's format,
  * and that outside an allocation nothing changes. */
 #include "core/status.h"
-#include "launch/slurm.h"
+#include "launcher/slurm.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "launch/wire.h"
+#include "launcher/wire.h"
 
 enum ibc_launch_mode { IBC_LAUNCH_MODE_TREE = 0, IBC_LAUNCH_MODE_FLAT = 1 };
 

@@ -1,5 +1,5 @@
 /* ibchar-launch inside a Slurm allocation (slurm.h). */
-#include "launch/slurm.h"
+#include "launcher/slurm.h"
 
 #include "core/log.h"
 #include "core/status.h"

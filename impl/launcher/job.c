@@ -1,5 +1,5 @@
 /* Job description encoding (job.h). */
-#include "launch/job.h"
+#include "launcher/job.h"
 #include "core/status.h"
 
 #include <stdlib.h>

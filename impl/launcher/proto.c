@@ -1,5 +1,5 @@
 /* Line parsing shared by the PMI server and the ibchar client (proto.h). */
-#include "launch/proto.h"
+#include "launcher/proto.h"
 #include "core/status.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Process side of the launcher protocol (client.h). */
-#include "launch/client.h"
-#include "launch/proto.h"
+#include "launcher/client.h"
+#include "launcher/proto.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/status.h"

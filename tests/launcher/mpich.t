@@ -1,9 +1,9 @@
 #!/bin/sh
-# A real MPICH program (tests/launch/hello_mpi.c built with mpicc.mpich:
+# A real MPICH program (tests/launcher/hello_mpi.c built with mpicc.mpich:
 # MPI_Init, allreduce, a ring sendrecv, barrier, MPI_Finalize) runs unchanged
 # under ibchar-launch over PMI-1: locally, and over 4 test hosts x 2.
 . "$(dirname "$0")/lib.sh"
-HELLO=$IBC_BUILD/tests/launch/hello-mpich
+HELLO=$IBC_BUILD/tests/launcher/hello-mpich
 [ -x "$HELLO" ] || skip_all "MPICH hello not built (mpicc.mpich missing?)"
 
 # check <label> <n> <args...>

@@ -1,5 +1,5 @@
 /* Pure arithmetic of the launcher tree and placement (tree.h). */
-#include "launch/tree.h"
+#include "launcher/tree.h"
 #include "core/status.h"
 
 #include <ctype.h>

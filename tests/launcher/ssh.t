@@ -32,7 +32,7 @@ for mode in "--degree 1" "--mode flat"; do
 	[ -s "$TMP/err" ] && diag "$(head -3 "$TMP/err")"
 done
 
-HELLO=$IBC_BUILD/tests/launch/hello-mpich
+HELLO=$IBC_BUILD/tests/launcher/hello-mpich
 if [ -x "$HELLO" ]; then
 	n=$("$LAUNCH" --timeout 60 -n 8 --hosts $H -- "$HELLO" 2>"$TMP/err" | grep -c 'allreduce ok, ring ok')
 	is "$n" 8 "ssh: MPICH hello over PMI-1, 8 ranks on 4 hosts"
