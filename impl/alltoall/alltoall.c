@@ -221,13 +221,6 @@ void a2a_wc_failed(struct ibc_alltoall *a, const struct ibc_xport_wc *wc)
 	a->failed = wc->status < 0 ? wc->status : IBC_ERR_REMOTE;
 }
 
-int a2a_tick_timeout(struct ibc_alltoall *a, const char *what, int peer)
-{
-	ibc_error("alltoall %s rank %d: call %llu: no %s from rank %d after %g s", a->alg->name,
-		  a->rank, (unsigned long long)a->seq, what, peer, a->params.deadline_s);
-	return IBC_ERR_TIMEOUT;
-}
-
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,
 		 const char *what, int peer)
 {

@@ -61,8 +61,6 @@ struct a2a_waiter {
 	struct ibc_family_waiter f;      /* deadline from a->deadline_ns at the first check */
 };
 #define A2A_WAITER(a) ((struct a2a_waiter){ IBC_FAMILY_WAITER((a)->deadline_ns, 16, 16) })
-/* Logs the timeout of a wait for what from peer; returns IBC_ERR_TIMEOUT. */
-int a2a_tick_timeout(struct ibc_alltoall *a, const char *what, int peer);
 static inline int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const char *what,
 			   int peer)
 {
@@ -71,7 +69,11 @@ static inline int a2a_tick(struct ibc_alltoall *a, struct a2a_waiter *w, const c
 	/* an error completion routed to a in the tick's service */
 	if (rc == IBC_OK && (w->f.polls & (w->f.service_every - 1)) == 0)
 		rc = a->failed;
-	return rc == IBC_ERR_TIMEOUT ? a2a_tick_timeout(a, what, peer) : rc;
+	if (rc == IBC_ERR_TIMEOUT)
+		rc = ibc_family_timeout("alltoall", a->alg->name, a->rank, "call",
+					(unsigned long long)a->seq, what, peer,
+					a->params.deadline_s);
+	return rc;
 }
 /* Waits until the 64-bit word at addr is >= target. */
 int a2a_wait_u64(struct ibc_alltoall *a, const volatile uint64_t *addr, uint64_t target,

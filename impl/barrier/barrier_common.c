@@ -20,13 +20,6 @@ void ibc_barrier_waiter_init(const struct ibc_barrier *b, struct ibc_barrier_wai
 	w->f = IBC_FAMILY_WAITER(b->deadline_ns, 0, BARRIER_PROGRESS_EVERY);
 }
 
-int ibc_barrier_waiter_timeout(struct ibc_barrier *b, const char *what, int peer)
-{
-	ibc_error("barrier %s rank %d: barrier %llu: no %s from rank %d after %g s", b->alg->name,
-		  b->rank, (unsigned long long)b->id, what, peer, b->params.deadline_s);
-	return IBC_ERR_TIMEOUT;
-}
-
 /* ------------------------------------------------ completion routing -- */
 
 int ibc_barrier_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, uint32_t index)

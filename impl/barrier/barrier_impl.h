@@ -90,14 +90,16 @@ struct ibc_barrier_waiter {
 	struct ibc_family_waiter f;
 };
 void ibc_barrier_waiter_init(const struct ibc_barrier *b, struct ibc_barrier_waiter *w);
-/* Logs the timeout of a wait for what from peer; returns IBC_ERR_TIMEOUT. */
-int ibc_barrier_waiter_timeout(struct ibc_barrier *b, const char *what, int peer);
 static inline int ibc_barrier_waiter_tick(struct ibc_barrier *b, struct ibc_barrier_waiter *w,
 					  const char *what, int peer)
 {
 	int rc = ibc_family_tick(b->x, &w->f);
 
-	return rc == IBC_ERR_TIMEOUT ? ibc_barrier_waiter_timeout(b, what, peer) : rc;
+	if (rc == IBC_ERR_TIMEOUT)
+		rc = ibc_family_timeout("barrier", b->alg->name, b->rank, "barrier",
+					(unsigned long long)b->id, what, peer,
+					b->params.deadline_s);
+	return rc;
 }
 
 /* RDMA words: allocates nwords words (zero), exchanges descriptors,

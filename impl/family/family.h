@@ -120,5 +120,10 @@ struct ibc_family_waiter {
 #define IBC_FAMILY_WAITER(deadline_ns, service, progress)                                 \
 	((struct ibc_family_waiter){ 0, IBC_WAIT_DEADLINE(deadline_ns), (service), (progress) })
 int ibc_family_tick(struct ibc_xport *x, struct ibc_family_waiter *w);
+/* Logs a wait's timeout, "<family> <alg> rank <rank>: <unit> <seq>: no
+ * <what> from rank <peer> after <deadline_s> s", and returns
+ * IBC_ERR_TIMEOUT: the families' ticks call it on the cold path. */
+int ibc_family_timeout(const char *family, const char *alg, int rank, const char *unit,
+		       unsigned long long seq, const char *what, int peer, double deadline_s);
 
 #endif

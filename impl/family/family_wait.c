@@ -1,8 +1,17 @@
 /* The wait tick of every family (family.h). */
 #include "family/family.h"
 
+#include "core/log.h"
 #include "core/status.h"
 #include "core/wait.h"
+
+int ibc_family_timeout(const char *family, const char *alg, int rank, const char *unit,
+		       unsigned long long seq, const char *what, int peer, double deadline_s)
+{
+	ibc_error("%s %s rank %d: %s %llu: no %s from rank %d after %g s", family, alg, rank, unit,
+		  seq, what, peer, deadline_s);
+	return IBC_ERR_TIMEOUT;
+}
 
 int ibc_family_tick(struct ibc_xport *x, struct ibc_family_waiter *w)
 {
