@@ -58,8 +58,7 @@ done
 repeat=${IBC_REGRESS_REPEAT:-3}
 # the baseline's passes are minutes apart; unchanged code drifts more between
 # sessions of the guest (a fresh-clone CI run of unchanged code failed on the
-# link suite and one of its rows; see README), so nothing under this is called
-# slower
+# link suite and one of its rows), so nothing under this is called slower
 min_effect=${IBC_REGRESS_MIN_EFFECT:-50}
 case $min_effect in
 '' | *[!0-9]*) echo "$me: IBC_REGRESS_MIN_EFFECT=$min_effect is not a percentage" >&2; exit 2 ;;

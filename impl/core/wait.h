@@ -1,4 +1,4 @@
-/* The wait strategy of a process (DESIGN.md "Wait strategy"), one definition
+/* The wait strategy of a process (docs/design.md "Wait strategy"), one definition
  * for the harness, the transports and the algorithms: pinned and not
  * oversubscribed -> pure spin; oversubscribed -> spin IBC_WAIT_SPIN_POLLS
  * polls, then sched_yield between polls.  Recorded in every result row.

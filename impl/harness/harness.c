@@ -752,8 +752,8 @@ int ibc_harness_run(struct ibc_boot *boot, const struct ibc_harness_params *p,
 	 * PU r mod PUs).  Left to the scheduler, 4 ranks on 2 PUs ran RDS at
 	 * either ~2.7 or ~5 us per iteration, one or the other for a whole
 	 * run (4 runs of 8 slow; Open MPI's barrier in the same processes
-	 * 2.9-3.1 us either way); pinned, 8 of 8 ran at 1.8-3.1 us (README,
-	 * "Oversubscribed barriers"). */
+	 * 2.9-3.1 us either way); pinned, 8 of 8 ran at 1.8-3.1 us (a
+	 * measurement of an earlier version, not stored). */
 	if (p->pin) {
 		pin_rc = ibc_topo_pin(boot->local_rank);
 		h.pinned = pin_rc == IBC_OK;

@@ -1,4 +1,4 @@
-/* The measurement engine (DESIGN.md "Measurement").
+/* The measurement engine (docs/design.md "Measurement").
  *
  * A bench driver (usually the suite driver, impl/suite) describes what it
  * measures as operations and hands them to ibc_harness_run() with a
@@ -50,7 +50,7 @@
  * (or rank 0's alone for IBC_HARNESS_TIME_ROOT ops) and the skew is
  * max - min over ranks (in window mode: of the exit times).  One row per
  * (point, operation) goes to <out>/results.csv (appended, flushed row by
- * row) with DESIGN.md's columns; provenance goes to <out>/meta.csv once per
+ * row) with docs/design.md's columns; provenance goes to <out>/meta.csv once per
  * run.  Every call is collective over the bootstrap's ranks.
  *
  * Failures: an error of any callback ends the run on every rank at once

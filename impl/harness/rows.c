@@ -1,5 +1,5 @@
 /* Rank 0's side of a point: the samples gathered, reduced over ranks to
- * the statistics, written as results.csv rows (see DESIGN.md for the
+ * the statistics, written as results.csv rows (see docs/design.md for the
  * columns) and summed up on one progress line. */
 #include "harness/harness_priv.h"
 #include "core/csv.h"

@@ -322,9 +322,10 @@ int ibc_xport_cq_wait(struct ibc_xport *x, int cq, int64_t timeout_ns, struct ib
  * through the suite driver), so a hook runs wherever this process waits
  * there: e.g. RGM's root answers a NAK while it waits in another barrier or
  * in the harness's sync step.  ibc_xport_cq_wait does not: a hook may poll
- * x's queues (RGM's root polls the send queue and drops what is not a
- * barrier's), so a caller that waits for its own completions on x must not
- * do so while such a hook is on. */
+ * x's queues (RGM's root polls them through the family router, which hands
+ * each completion to the instance that owns it), so a caller that waits for
+ * its own completions on x with ibc_xport_cq_wait must not do so while such
+ * a hook is on. */
 int ibc_xport_progress(struct ibc_xport *x);
 /* Adds fn(arg) to x's progress hooks (at most IBC_XPORT_MAX_HOOKS); a hook is
  * not re-entered from inside itself; a non-OK return ends the wait that

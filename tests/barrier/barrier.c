@@ -89,7 +89,7 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct tresu
 	ibc_xport_params_init(&xp);
 	xp.backend = backend;
 	/* spin then yield whenever ranks could outnumber free cores: the ranks
-	 * > cores rule of DESIGN.md, made stricter because this is a test on a
+	 * > cores rule of docs/design.md, made stricter because this is a test on a
 	 * machine shared with other jobs (a pure spin at N = cores under load
 	 * costs a scheduler tick per step) */
 	xp.wait = tc->n > 1 && tc->n >= ncores ? IBC_WAIT_SPIN_YIELD : IBC_WAIT_SPIN;

@@ -1,5 +1,5 @@
 /* The harness with one rank (single bootstrap): statistics of known
- * injected times, every DESIGN.md column read back through ibc_csv_read,
+ * injected times, every docs/design.md column read back through ibc_csv_read,
  * validation, unsupported setup, the time budget, scale, factor columns. */
 #include "boot/boot.h"
 #include "core/csv.h"
@@ -144,7 +144,7 @@ int main(void)
 			tap_diag("missing column %s", design_columns[i]);
 			all_cols = 0;
 		}
-	tap_ok(all_cols, "every DESIGN.md column is present");
+	tap_ok(all_cols, "every docs/design.md column is present");
 	tap_is_int((long long)t->nrows - 1, 4, "two variants x two sizes = 4 rows (unsupported skipped)");
 	tap_ok(row_of(t, "unsupported", NULL) < 0, "an unsupported setup gives no row");
 	r = row_of(t, "spin", "0");

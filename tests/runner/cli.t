@@ -49,10 +49,10 @@ if [ $rc -ne 0 ]; then sed 's/^/# /' "$tmp/err"; fi
 grep -q 'probe-cross' "$tmp/sum" && grep -q 'p50_us' "$tmp/sum"; ok $? "a summary table on stdout"
 grep -q '^probe: point' "$tmp/err"; ok $? "a progress line per point on stderr"
 
-# results.csv: DESIGN.md header, probe rows with numbers
+# results.csv: docs/design.md header, probe rows with numbers
 hdr=$(head -n 1 "$tmp/r/results.csv" 2>/dev/null)
 [ "$hdr" = "run_id,suite,variant,impl,xport,launcher,nodes,ppn,ranks,bytes,fanin,iters,warmup,min_us,p50_us,mean_us,p99_us,max_us,stdev_us,ci_lo_us,ci_hi_us,skew_us,wait,oversub,probe_us,extra" ]
-ok $? "results.csv has the DESIGN.md columns"
+ok $? "results.csv has the docs/design.md columns"
 rows=$(awk -F, 'NR > 1 && $2 == "probe" && ($3 == "probe-cross" || $3 == "probe-same") && $12 == 300 && $15 + 0 > 0 { c++ } END { print c + 0 }' "$tmp/r/results.csv")
 [ "$rows" -ge 1 ]; ok $? "results.csv holds probe rows with a positive median ($rows rows)"
 if [ "$(nproc)" -ge 2 ]; then
