@@ -1,6 +1,9 @@
-/* The reproduction scorecard: see claims.h. */
+/* The reproduction scorecard: see claims.h.  This file judges a claim
+ * against a run (evaluation) and reads the claims files; the rule language
+ * is in claims_rules.c and a run's rows in claims_rows.c (claims_priv.h). */
 #define _GNU_SOURCE
 #include "tools/claims.h"
+#include "tools/claims_priv.h"
 #include "tools/summary.h"
 
 #include "core/csv.h"
@@ -11,529 +14,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#define MAX_SIDES 8
-#define MAX_CONDS 8
 #define MAX_FILES 32
 #define MIN_TREND 3 /* points along the axis for a trend */
-
-/* ------------------------------------------------------------ rules ---- */
-
-enum op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
-
-struct cond {
-	char key[32], val[64];
-	enum op op;
-	double num;
-	int isnum, pow2; /* val is a number (K, M, G: x1024) / the word pow2 */
-};
-
-struct side {
-	char variant[64];
-	struct cond c[MAX_CONDS];
-	size_t nc;
-};
-
-enum claim_stat { STAT_FACTOR, STAT_GAP };
-enum expect { EXP_BETTER, EXP_BETTER_GROWING, EXP_SIMILAR };
-enum method { METH_SAME, METH_DIFFERS, METH_UNSTATED, METH_COND };
-
-struct claim {
-	const char *file;
-	size_t line;
-	const char *id, *paper, *section, *text, *suite, *metric, *along;
-	const char *paper_figure, *testbed, *paper_method, *method_note;
-	struct side subj[MAX_SIDES], ref[MAX_SIDES];
-	size_t nsubj, nref;
-	struct cond sel[MAX_CONDS];
-	size_t nsel;
-	int rate; /* the metric is a rate (mbps: bytes / p50_us): higher is better */
-	enum claim_stat stat;
-	enum expect expect;
-	double thr;
-	int hw_mcast;
-	enum method method;
-	struct cond mcond;
-};
-
-static const char *const claim_cols[] = {
-	"id",	     "paper",	  "section",	  "claim",	  "suite",	  "subject", "reference",
-	"select",    "metric",	  "stat",	  "expect",	  "threshold",	  "along",   "needs",
-	"paper_figure", "testbed", "paper_method", "method",	  "method_note",
-};
-
-static const char *const op_text[] = { "=", "!=", "<", "<=", ">", ">=" };
-
-/* a number with an optional K, M or G (x1024); the whole of s */
-static int parse_num(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (s == NULL || s[0] == '\0')
-		return 0;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || !isfinite(v))
-		return 0;
-	if (*end == 'K' || *end == 'k')
-		v *= 1024, end++;
-	else if (*end == 'M')
-		v *= 1024.0 * 1024, end++;
-	else if (*end == 'G')
-		v *= 1024.0 * 1024 * 1024, end++;
-	if (*end != '\0')
-		return 0;
-	*out = v;
-	return 1;
-}
-
-static int parse_cond(const char *s, struct cond *c)
-{
-	size_t k = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_");
-	const char *o = s + k, *v;
-
-	memset(c, 0, sizeof(*c));
-	if (k == 0 || k >= sizeof(c->key))
-		return 0;
-	memcpy(c->key, s, k);
-	if (strncmp(o, "<=", 2) == 0)
-		c->op = OP_LE, v = o + 2;
-	else if (strncmp(o, ">=", 2) == 0)
-		c->op = OP_GE, v = o + 2;
-	else if (strncmp(o, "!=", 2) == 0)
-		c->op = OP_NE, v = o + 2;
-	else if (*o == '=')
-		c->op = OP_EQ, v = o + 1;
-	else if (*o == '<')
-		c->op = OP_LT, v = o + 1;
-	else if (*o == '>')
-		c->op = OP_GT, v = o + 1;
-	else
-		return 0;
-	if (v[0] == '\0' || strlen(v) >= sizeof(c->val))
-		return 0;
-	snprintf(c->val, sizeof(c->val), "%s", v);
-	c->pow2 = strcmp(v, "pow2") == 0;
-	c->isnum = parse_num(v, &c->num);
-	if (c->pow2 && c->op != OP_EQ && c->op != OP_NE)
-		return 0;
-	return c->pow2 || c->isnum || c->op == OP_EQ || c->op == OP_NE;
-}
-
-static void cond_text(const struct cond *c, char *buf, size_t cap)
-{
-	if (c->pow2)
-		snprintf(buf, cap, "%s %s a power of two", c->key, c->op == OP_EQ ? "is" : "is not");
-	else
-		snprintf(buf, cap, "%s%s%s", c->key, op_text[c->op], c->val);
-}
-
-/* "a;b;c" (sep ';') or "a,b" (sep ',') into c[]; 0 on a bad one */
-static int parse_conds(const char *s, char sep, struct cond *c, size_t *n)
-{
-	char buf[512], *tok, *save = NULL, seps[3] = { sep, '\0', '\0' };
-
-	*n = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (tok = strtok_r(buf, seps, &save); tok != NULL; tok = strtok_r(NULL, seps, &save)) {
-		tok += strspn(tok, " ");
-		tok[strcspn(tok, " ")] = '\0';
-		if (tok[0] == '\0')
-			continue;
-		if (*n == MAX_CONDS || !parse_cond(tok, &c[*n]))
-			return 0;
-		(*n)++;
-	}
-	return 1;
-}
-
-/* "rds rgm[fanin=7]": variants, each with its own conditions */
-static int parse_sides(const char *s, struct side *sd, size_t *n)
-{
-	char buf[512], *tok, *save = NULL;
-
-	*n = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (tok = strtok_r(buf, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save)) {
-		char *br = strchr(tok, '[');
-
-		if (*n == MAX_SIDES)
-			return 0;
-		memset(&sd[*n], 0, sizeof(sd[*n]));
-		if (br != NULL) {
-			size_t len = strlen(br);
-
-			if (len < 3 || br[len - 1] != ']')
-				return 0;
-			br[len - 1] = '\0';
-			*br++ = '\0';
-			if (!parse_conds(br, ',', sd[*n].c, &sd[*n].nc) || sd[*n].nc == 0)
-				return 0;
-		}
-		if (tok[0] == '\0' || strlen(tok) >= sizeof(sd[*n].variant))
-			return 0;
-		snprintf(sd[*n].variant, sizeof(sd[*n].variant), "%s", tok);
-		(*n)++;
-	}
-	return *n > 0;
-}
-
-static int claim_bad(const struct claim *c, const char *what, const char *val)
-{
-	ibc_error("claims: %s line %zu: claim '%s': %s '%s'", c->file, c->line, c->id, what, val);
-	return IBC_ERR_INVAL;
-}
-
-static int claim_parse(const struct ibc_csv_table *t, size_t r, const char *file, struct claim *c)
-{
-	const char *v;
-
-	memset(c, 0, sizeof(*c));
-	c->file = file;
-	c->line = r + 2;
-	c->id = ibc_csv_cell(t, r, "id");
-	c->paper = ibc_csv_cell(t, r, "paper");
-	c->section = ibc_csv_cell(t, r, "section");
-	c->text = ibc_csv_cell(t, r, "claim");
-	c->suite = ibc_csv_cell(t, r, "suite");
-	c->metric = ibc_csv_cell(t, r, "metric");
-	c->along = ibc_csv_cell(t, r, "along");
-	c->paper_figure = ibc_csv_cell(t, r, "paper_figure");
-	c->testbed = ibc_csv_cell(t, r, "testbed");
-	c->paper_method = ibc_csv_cell(t, r, "paper_method");
-	c->method_note = ibc_csv_cell(t, r, "method_note");
-	if (c->id[0] == '\0' || c->suite[0] == '\0' || c->text[0] == '\0' || c->paper[0] == '\0')
-		return claim_bad(c, "id, paper, claim and suite are needed; got id", c->id);
-	if (!parse_sides(ibc_csv_cell(t, r, "subject"), c->subj, &c->nsubj))
-		return claim_bad(c, "bad subject", ibc_csv_cell(t, r, "subject"));
-	if (!parse_sides(ibc_csv_cell(t, r, "reference"), c->ref, &c->nref))
-		return claim_bad(c, "bad reference", ibc_csv_cell(t, r, "reference"));
-	if (!parse_conds(ibc_csv_cell(t, r, "select"), ';', c->sel, &c->nsel))
-		return claim_bad(c, "bad select", ibc_csv_cell(t, r, "select"));
-	if (c->metric[0] == '\0' || strspn(c->metric, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
-					    strlen(c->metric))
-		return claim_bad(c, "bad metric", c->metric);
-	c->rate = strcmp(c->metric, "mbps") == 0;
-	if (!c->rate && (strlen(c->metric) < 4 || strcmp(c->metric + strlen(c->metric) - 3, "_us") != 0))
-		return claim_bad(c, "metric is a time (NAME_us) or mbps, not", c->metric);
-	v = ibc_csv_cell(t, r, "stat");
-	if (strcmp(v, "factor") == 0)
-		c->stat = STAT_FACTOR;
-	else if (strcmp(v, "gap") == 0)
-		c->stat = STAT_GAP;
-	else
-		return claim_bad(c, "stat is factor or gap, not", v);
-	v = ibc_csv_cell(t, r, "expect");
-	if (strcmp(v, "better") == 0)
-		c->expect = EXP_BETTER;
-	else if (strcmp(v, "better-growing") == 0)
-		c->expect = EXP_BETTER_GROWING;
-	else if (strcmp(v, "similar") == 0)
-		c->expect = EXP_SIMILAR;
-	else
-		return claim_bad(c, "expect is better, better-growing or similar, not", v);
-	v = ibc_csv_cell(t, r, "threshold");
-	if (v[0] == '\0' && c->expect == EXP_SIMILAR)
-		return claim_bad(c, "similar needs a threshold; got", v);
-	if (v[0] == '\0')
-		c->thr = c->stat == STAT_FACTOR ? 1.0 : 0.0;
-	else if (!parse_num(v, &c->thr) || c->thr < 0 || (c->expect == EXP_SIMILAR && c->stat == STAT_FACTOR && c->thr < 1))
-		return claim_bad(c, "bad threshold", v);
-	if (c->expect == EXP_BETTER_GROWING &&
-	    strcmp(c->along, "ranks") != 0 && strcmp(c->along, "ppn") != 0 && strcmp(c->along, "nodes") != 0 &&
-	    strcmp(c->along, "bytes") != 0 && strcmp(c->along, "fanin") != 0)
-		return claim_bad(c, "along (ranks, ppn, nodes, bytes or fanin) is needed for a trend; got", c->along);
-	v = ibc_csv_cell(t, r, "needs");
-	if (strcmp(v, "hw-multicast") == 0)
-		c->hw_mcast = 1;
-	else if (v[0] != '\0')
-		return claim_bad(c, "needs is hw-multicast or empty, not", v);
-	v = ibc_csv_cell(t, r, "method");
-	if (strcmp(v, "same") == 0 || v[0] == '\0')
-		c->method = METH_SAME;
-	else if (strcmp(v, "differs") == 0)
-		c->method = METH_DIFFERS;
-	else if (strcmp(v, "unstated") == 0)
-		c->method = METH_UNSTATED;
-	else if (parse_cond(v, &c->mcond))
-		c->method = METH_COND;
-	else
-		return claim_bad(c, "method is same, differs, unstated or KEY=VALUE, not", v);
-	return IBC_OK;
-}
-
-/* ------------------------------------------------------------- rows ---- */
-
-struct run {
-	const char *dir;
-	struct ibc_csv_table *t, *meta;
-	int col_extra;
-};
-
-/* a column's cell, else the value of key in the row's extra; NULL when absent */
-static const char *row_get(const struct run *ru, size_t r, const char *key, char *buf, size_t cap)
-{
-	if (ibc_csv_column(ru->t, key) >= 0)
-		return ibc_csv_cell(ru->t, r, key);
-	return ibc_csv_extra_get(ibc_csv_cell(ru->t, r, "extra"), key, buf, cap);
-}
-
-static int is_model(const struct run *ru, size_t r)
-{
-	return strcmp(ibc_csv_cell(ru->t, r, "impl"), "model") == 0;
-}
-
-static int cond_holds(const struct run *ru, size_t r, const struct cond *c)
-{
-	char buf[128];
-	const char *v = row_get(ru, r, c->key, buf, sizeof(buf));
-	double x;
-
-	if (v == NULL)
-		return c->op == OP_NE;
-	if (c->pow2) {
-		long long n;
-		int p;
-
-		if (!parse_num(v, &x) || x < 1 || x != floor(x))
-			return c->op == OP_NE;
-		n = (long long)x;
-		p = (n & (n - 1)) == 0;
-		return c->op == OP_EQ ? p : !p;
-	}
-	if (c->isnum && parse_num(v, &x)) {
-		switch (c->op) {
-		case OP_EQ: return x == c->num;
-		case OP_NE: return x != c->num;
-		case OP_LT: return x < c->num;
-		case OP_LE: return x <= c->num;
-		case OP_GT: return x > c->num;
-		case OP_GE: return x >= c->num;
-		}
-	}
-	if (c->op == OP_EQ)
-		return strcmp(v, c->val) == 0;
-	if (c->op == OP_NE)
-		return strcmp(v, c->val) != 0;
-	return 0;
-}
-
-/* The claim's metric of row r: 1 with *v, 0 when the row has none, -1 (an
- * error logged) when it is there and not a time or a rate. */
-static int row_metric(const struct run *ru, size_t r, const struct claim *c, double *v)
-{
-	char buf[64];
-	const char *s;
-	double b, p;
-
-	if (c->rate) {
-		if (!parse_num(ibc_csv_cell(ru->t, r, "bytes"), &b) || !parse_num(ibc_csv_cell(ru->t, r, "p50_us"), &p))
-			return 0;
-		if (p <= 0 || b <= 0)
-			return 0;
-		*v = b / p;
-		return 1;
-	}
-	s = row_get(ru, r, c->metric, buf, sizeof(buf));
-	if (s == NULL || s[0] == '\0')
-		return 0;
-	if (!parse_num(s, v) || *v < 0) {
-		ibc_error("claims: %s/results.csv line %zu: %s '%s' is not a time", ru->dir, r + 2, c->metric, s);
-		return -1;
-	}
-	return 1;
-}
-
-static int whole_number(const char *s)
-{
-	double x;
-
-	return parse_num(s, &x) && x >= 0 && x == floor(x);
-}
-
-static int damaged(const struct run *ru, size_t r, const char *col, const char *what)
-{
-	ibc_error("claims: %s/results.csv line %zu: %s '%s' is not %s", ru->dir, r + 2, col,
-		  ibc_csv_cell(ru->t, r, col), what);
-	return IBC_ERR_INVAL;
-}
-
-/* every cell a verdict reads is what its column says */
-static int run_check(const struct run *ru)
-{
-	static const char *const need[] = { "run_id", "suite", "variant", "impl", "xport", "nodes", "ppn",
-					    "ranks", "bytes", "fanin", "iters", "p50_us", "oversub", "extra" };
-	static const char *const whole[] = { "nodes", "ppn", "ranks", "bytes" };
-	size_t i, r;
-	double x;
-
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (ibc_csv_column(ru->t, need[i]) < 0) {
-			ibc_error("claims: %s/results.csv has no column %s", ru->dir, need[i]);
-			return IBC_ERR_INVAL;
-		}
-	}
-	if (ru->t->nrows < 2) {
-		ibc_error("claims: %s/results.csv has no rows", ru->dir);
-		return IBC_ERR_INVAL;
-	}
-	for (r = 0; r + 1 < ru->t->nrows; r++) {
-		const char *o = ibc_csv_cell(ru->t, r, "oversub"), *f = ibc_csv_cell(ru->t, r, "fanin");
-
-		if (ibc_csv_cell(ru->t, r, "suite")[0] == '\0' || ibc_csv_cell(ru->t, r, "variant")[0] == '\0')
-			return damaged(ru, r, "suite", "a suite and variant");
-		for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
-			if (!whole_number(ibc_csv_cell(ru->t, r, whole[i])))
-				return damaged(ru, r, whole[i], "a whole number");
-		if (f[0] != '\0' && !whole_number(f))
-			return damaged(ru, r, "fanin", "empty or a whole number");
-		if (strcmp(o, "0") != 0 && strcmp(o, "1") != 0)
-			return damaged(ru, r, "oversub", "0 or 1");
-		if (is_model(ru, r))
-			continue;
-		if (!whole_number(ibc_csv_cell(ru->t, r, "iters")))
-			return damaged(ru, r, "iters", "a count of samples");
-		if (!parse_num(ibc_csv_cell(ru->t, r, "p50_us"), &x) || x < 0)
-			return damaged(ru, r, "p50_us", "a time");
-	}
-	return IBC_OK;
-}
-
-static int run_open(struct run *ru, const char *dir)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	memset(ru, 0, sizeof(*ru));
-	ru->dir = dir;
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		ibc_error("claims: %s: not a results directory (%s)", dir, errno ? strerror(errno) : "not a directory");
-		return IBC_ERR_INVAL;
-	}
-	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (access(path, R_OK) != 0) {
-		ibc_error("claims: %s: no readable results.csv (%s)", dir, strerror(errno));
-		return IBC_ERR_INVAL;
-	}
-	if (ibc_csv_read(path, &ru->t) != IBC_OK) {
-		ibc_error("claims: %s: results.csv does not parse", dir);
-		ru->t = NULL;
-		return IBC_ERR_INVAL;
-	}
-	snprintf(path, sizeof(path), "%s/meta.csv", dir);
-	if (access(path, R_OK) != 0 || ibc_csv_read(path, &ru->meta) != IBC_OK) {
-		ibc_error("claims: %s: no readable meta.csv (the run's provenance)", dir);
-		ru->meta = NULL;
-		return IBC_ERR_INVAL;
-	}
-	if (ibc_csv_column(ru->meta, "key") < 0 || ibc_csv_column(ru->meta, "value") < 0 || ru->meta->nrows < 2) {
-		ibc_error("claims: %s/meta.csv is empty or not key,value", dir);
-		return IBC_ERR_INVAL;
-	}
-	return run_check(ru);
-}
-
-static void run_close(struct run *ru)
-{
-	if (ru->t != NULL)
-		ibc_csv_table_free(ru->t);
-	if (ru->meta != NULL)
-		ibc_csv_table_free(ru->meta);
-}
-
-/* the distinct values meta.csv gives key, "a, b" */
-static void meta_values(const struct run *ru, const char *key, char *buf, size_t cap)
-{
-	size_t r, len = 0;
-
-	buf[0] = '\0';
-	for (r = 0; r + 1 < ru->meta->nrows && len + 1 < cap; r++) {
-		const char *v = ibc_csv_cell(ru->meta, r, "value");
-		const char *at;
-
-		if (strcmp(ibc_csv_cell(ru->meta, r, "key"), key) != 0 || v[0] == '\0')
-			continue;
-		at = strstr(buf, v);
-		if (at != NULL && (at == buf || at[-1] == ' ') && (at[strlen(v)] == '\0' || at[strlen(v)] == ','))
-			continue;
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", v);
-	}
-}
-
-/* ----------------------------------------------------------- text ---- */
-
-static void app(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void app(char *buf, size_t cap, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len + 1 >= cap)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, cap - len, fmt, ap);
-	va_end(ap);
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* the distinct numbers of v[0..n-1] as "2", "2, 4, 8" or "2..16" */
-static void num_set(double *v, size_t n, char *buf, size_t cap)
-{
-	size_t i, k = 0;
-
-	buf[0] = '\0';
-	qsort(v, n, sizeof(*v), dbl_cmp);
-	for (i = 0; i < n; i++)
-		if (i == 0 || v[i] != v[i - 1])
-			v[k++] = v[i];
-	if (k > 3)
-		snprintf(buf, cap, "%g..%g", v[0], v[k - 1]);
-	else
-		for (i = 0; i < k; i++)
-			app(buf, cap, "%s%g", i ? ", " : "", v[i]);
-}
-
-/* the distinct values of column key over rows[0..n-1], as num_set or "a, b" */
-static void col_set(const struct run *ru, const size_t *rows, size_t n, const char *key, char *buf, size_t cap)
-{
-	double *v = malloc((n + 1) * sizeof(*v));
-	char tmp[128];
-	size_t i, k = 0;
-	int num = 1;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && v != NULL; i++) {
-		const char *s = row_get(ru, rows[i], key, tmp, sizeof(tmp));
-
-		if (s == NULL || s[0] == '\0')
-			continue;
-		if (!parse_num(s, &v[k])) {
-			num = 0;
-			if (strstr(buf, s) == NULL)
-				app(buf, cap, "%s%s", buf[0] ? ", " : "", s);
-			continue;
-		}
-		k++;
-	}
-	if (num && v != NULL)
-		num_set(v, k, buf, cap);
-	if (buf[0] == '\0')
-		snprintf(buf, cap, "none");
-	free(v);
-}
 
 /* ------------------------------------------------------- evaluation ---- */
 
@@ -646,18 +133,18 @@ static void point_text(const struct run *ru, const struct pair *p, char *buf, si
 
 	snprintf(buf, cap, "N = %s", ibc_csv_cell(ru->t, p->a, "ranks"));
 	if (strcmp(ibc_csv_cell(ru->t, p->a, "bytes"), "0") != 0)
-		app(buf, cap, ", %s B", ibc_csv_cell(ru->t, p->a, "bytes"));
+		ibc_claims_text_append(buf, cap, ", %s B", ibc_csv_cell(ru->t, p->a, "bytes"));
 	if (strcmp(ibc_csv_cell(ru->t, p->a, "ppn"), ibc_csv_cell(ru->t, p->a, "ranks")) != 0)
-		app(buf, cap, ", %s per node", ibc_csv_cell(ru->t, p->a, "ppn"));
+		ibc_claims_text_append(buf, cap, ", %s per node", ibc_csv_cell(ru->t, p->a, "ppn"));
 	if (fa[0] != '\0' || fb[0] != '\0')
-		app(buf, cap, ", fan-in %s", fa[0] != '\0' ? fa : fb);
+		ibc_claims_text_append(buf, cap, ", fan-in %s", fa[0] != '\0' ? fa : fb);
 }
 
 static void pair_name(const struct eval *e, const struct pair *p, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s/%s", ibc_csv_cell(e->ru->t, p->a, "variant"), ibc_csv_cell(e->ru->t, p->b, "variant"));
 	if (ibc_csv_cell(e->ru->t, p->a, "fanin")[0] != '\0' && side_of(e->c, p->s)->nc == 0)
-		app(buf, cap, "(l=%s)", ibc_csv_cell(e->ru->t, p->a, "fanin"));
+		ibc_claims_text_append(buf, cap, "(l=%s)", ibc_csv_cell(e->ru->t, p->a, "fanin"));
 }
 
 /* what was not counted, "14 oversubscribed (N = 3..16, 2 PUs), 2 with
@@ -677,16 +164,16 @@ static void excluded_text(const struct eval *e, char *buf, size_t cap)
 			v[k++] = strtod(ibc_csv_cell(e->ru->t, e->p[i].a, "ranks"), NULL);
 	}
 	if (n[0]) {
-		num_set(v, k, set, sizeof(set));
-		meta_values(e->ru, "pus", pus, sizeof(pus));
-		app(buf, cap, "%zu comparison%s with an oversubscribed row (N = %s%s%s%s)", n[0], n[0] == 1 ? "" : "s",
+		ibc_claims_num_set(v, k, set, sizeof(set));
+		ibc_claims_meta_values(e->ru, "pus", pus, sizeof(pus));
+		ibc_claims_text_append(buf, cap, "%zu comparison%s with an oversubscribed row (N = %s%s%s%s)", n[0], n[0] == 1 ? "" : "s",
 		    set, pus[0] ? " on " : "", pus, pus[0] ? " PUs" : "");
 	}
 	if (n[1])
-		app(buf, cap, "%s%zu with a row of fewer than %d kept samples", buf[0] ? ", " : "", n[1],
+		ibc_claims_text_append(buf, cap, "%s%zu with a row of fewer than %d kept samples", buf[0] ? ", " : "", n[1],
 		    IBC_SUMMARY_MIN_SAMPLES);
 	if (n[2])
-		app(buf, cap, "%s%zu without %s", buf[0] ? ", " : "", n[2], e->c->metric);
+		ibc_claims_text_append(buf, cap, "%s%zu without %s", buf[0] ? ", " : "", n[2], e->c->metric);
 	free(v);
 }
 
@@ -711,7 +198,7 @@ static int has_hw_multicast(const struct eval *e, char *why, size_t cap)
 	size_t k, i;
 	int verbs = 0, soft = 0;
 
-	meta_values(e->ru, "device", dev, sizeof(dev));
+	ibc_claims_meta_values(e->ru, "device", dev, sizeof(dev));
 	xp[0] = '\0';
 	for (k = 0; k < e->c->nsubj + e->c->nref; k++)
 		for (i = 0; i < e->nrows[k]; i++) {
@@ -719,7 +206,7 @@ static int has_hw_multicast(const struct eval *e, char *why, size_t cap)
 
 			verbs |= strcmp(x, "verbs") == 0;
 			if (strstr(xp, x) == NULL)
-				app(xp, sizeof(xp), "%s%s", xp[0] ? ", " : "", x);
+				ibc_claims_text_append(xp, sizeof(xp), "%s%s", xp[0] ? ", " : "", x);
 		}
 	soft = dev[0] == '\0' || strstr(dev, "rxe") != NULL || strstr(dev, "siw") != NULL ||
 	       strstr(dev, "shm") != NULL || strstr(dev, "none") != NULL;
@@ -737,7 +224,7 @@ static int eval_rows(struct eval *e, char *why, size_t cap)
 	char t1[128], t2[256];
 
 	for (r = 0; r + 1 < ru->t->nrows; r++)
-		any += !is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0;
+		any += !ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0;
 	if (any == 0) {
 		snprintf(why, cap, "no %s rows in this run (ibchar run %s)", c->suite, c->suite);
 		return 0;
@@ -751,7 +238,7 @@ static int eval_rows(struct eval *e, char *why, size_t cap)
 			return 0;
 		}
 		for (r = 0, n = 0; r + 1 < ru->t->nrows; r++)
-			if (!is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0 &&
+			if (!ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0 &&
 			    strcmp(ibc_csv_cell(ru->t, r, "variant"), s->variant) == 0)
 				e->rows[k][n++] = r;
 		e->nrows[k] = n;
@@ -764,13 +251,13 @@ static int eval_rows(struct eval *e, char *why, size_t cap)
 			const struct cond *cd = i < s->nc ? &s->c[i] : &c->sel[i - s->nc];
 			size_t j, m = 0;
 
-			col_set(ru, e->rows[k], e->nrows[k], cd->key, t2, sizeof(t2));
+			ibc_claims_col_set(ru, e->rows[k], e->nrows[k], cd->key, t2, sizeof(t2));
 			for (j = 0; j < e->nrows[k]; j++)
-				if (cond_holds(ru, e->rows[k][j], cd))
+				if (ibc_claims_cond_holds(ru, e->rows[k][j], cd))
 					e->rows[k][m++] = e->rows[k][j];
 			e->nrows[k] = m;
 			if (m == 0) {
-				cond_text(cd, t1, sizeof(t1));
+				ibc_claims_cond_text(cd, t1, sizeof(t1));
 				snprintf(why, cap, "no %s rows with %s (this run: %s %s)", s->variant, t1, cd->key, t2);
 				return 0;
 			}
@@ -797,8 +284,8 @@ static int eval_pairs(struct eval *e)
 
 					if (p.a == p.b || !same_point(e->ru, p.a, p.b, &c->subj[s], &c->ref[f]))
 						continue;
-					ma = row_metric(e->ru, p.a, c, &va);
-					mb = row_metric(e->ru, p.b, c, &vb);
+					ma = ibc_claims_row_metric(e->ru, p.a, c, &va);
+					mb = ibc_claims_row_metric(e->ru, p.b, c, &vb);
 					if (ma < 0 || mb < 0)
 						return IBC_ERR_INVAL;
 					p.ex = row_excl(e->ru, p.a) | row_excl(e->ru, p.b);
@@ -884,9 +371,9 @@ static void eval_figure(const struct eval *e, struct ibc_claim_result *res)
 		stat_text(e->c, lo, a, sizeof(a));
 		stat_text(e->c, hi, b, sizeof(b));
 		if (lo == hi)
-			app(res->figure, sizeof(res->figure), "%s%s %s", res->figure[0] ? ", " : "", name, a);
+			ibc_claims_text_append(res->figure, sizeof(res->figure), "%s%s %s", res->figure[0] ? ", " : "", name, a);
 		else
-			app(res->figure, sizeof(res->figure), "%s%s %s to %s", res->figure[0] ? ", " : "", name, a, b);
+			ibc_claims_text_append(res->figure, sizeof(res->figure), "%s%s %s to %s", res->figure[0] ? ", " : "", name, a, b);
 	}
 	for (i = 0, k = 0; i < e->np && xs != NULL && bs != NULL; i++) {
 		if (e->p[i].ex)
@@ -896,12 +383,12 @@ static void eval_figure(const struct eval *e, struct ibc_claim_result *res)
 		n++;
 	}
 	if (xs != NULL && bs != NULL && k > 0) {
-		num_set(xs, k, set, sizeof(set));
-		app(res->figure, sizeof(res->figure), " (%zu comparison%s at N = %s", n, n == 1 ? "" : "s", set);
-		num_set(bs, k, set, sizeof(set));
+		ibc_claims_num_set(xs, k, set, sizeof(set));
+		ibc_claims_text_append(res->figure, sizeof(res->figure), " (%zu comparison%s at N = %s", n, n == 1 ? "" : "s", set);
+		ibc_claims_num_set(bs, k, set, sizeof(set));
 		if (strcmp(set, "0") != 0)
-			app(res->figure, sizeof(res->figure), "; %s B", set);
-		app(res->figure, sizeof(res->figure), ")");
+			ibc_claims_text_append(res->figure, sizeof(res->figure), "; %s B", set);
+		ibc_claims_text_append(res->figure, sizeof(res->figure), ")");
 	}
 	free(xs);
 	free(bs);
@@ -935,14 +422,14 @@ static void eval_method(const struct eval *e, struct ibc_claim_result *res, int 
 		if (e->p[i].ex)
 			continue;
 		n++;
-		good = cond_holds(e->ru, e->p[i].a, &c->mcond) && cond_holds(e->ru, e->p[i].b, &c->mcond);
+		good = ibc_claims_cond_holds(e->ru, e->p[i].a, &c->mcond) && ibc_claims_cond_holds(e->ru, e->p[i].b, &c->mcond);
 		ok += good;
-		v = row_get(e->ru, cond_holds(e->ru, e->p[i].a, &c->mcond) ? e->p[i].b : e->p[i].a, c->mcond.key,
+		v = ibc_claims_row_get(e->ru, ibc_claims_cond_holds(e->ru, e->p[i].a, &c->mcond) ? e->p[i].b : e->p[i].a, c->mcond.key,
 			    buf, sizeof(buf));
 		if (!good && v != NULL && strstr(vals, v) == NULL)
-			app(vals, sizeof(vals), "%s%s", vals[0] ? ", " : "", v);
+			ibc_claims_text_append(vals, sizeof(vals), "%s%s", vals[0] ? ", " : "", v);
 	}
-	cond_text(&c->mcond, buf, sizeof(buf));
+	ibc_claims_cond_text(&c->mcond, buf, sizeof(buf));
 	if (!measured)
 		snprintf(res->method, sizeof(res->method), "the paper: %s. Here the same is rows with %s: %s",
 			 c->paper_method, buf, c->method_note);
@@ -992,11 +479,11 @@ static void side_text(const struct side *sd, char *buf, size_t cap)
 
 	snprintf(buf, cap, "%s", sd->variant);
 	for (i = 0; i < sd->nc; i++) {
-		cond_text(&sd->c[i], t, sizeof(t));
-		app(buf, cap, "%s%s", i ? ", " : "(", t);
+		ibc_claims_cond_text(&sd->c[i], t, sizeof(t));
+		ibc_claims_text_append(buf, cap, "%s%s", i ? ", " : "(", t);
 	}
 	if (sd->nc)
-		app(buf, cap, ")");
+		ibc_claims_text_append(buf, cap, ")");
 }
 
 /* every subject is compared with every reference by a comparison that
@@ -1053,7 +540,7 @@ static int eval_trends(const struct eval *e, struct ibc_claim_result *res)
 					rows[k++] = e->p[i].a;
 			set[0] = '\0';
 			if (rows != NULL)
-				col_set(e->ru, rows, k, c->along, set, sizeof(set));
+				ibc_claims_col_set(e->ru, rows, k, c->along, set, sizeof(set));
 			free(rows);
 			side_text(&c->subj[s], a, sizeof(a));
 			side_text(side_of(c, (int)f), b, sizeof(b));
@@ -1148,7 +635,7 @@ static int claim_eval(const struct claim *c, const struct run *ru, struct ibc_cl
 		res->verdict = IBC_CLAIM_REPRODUCED; /* eval_trends set the verdict when not */
 	}
 	if (excl[0] != '\0')
-		app(res->reason, sizeof(res->reason), "%snot counted: %s", res->reason[0] ? "; " : "", excl);
+		ibc_claims_text_append(res->reason, sizeof(res->reason), "%snot counted: %s", res->reason[0] ? "; " : "", excl);
 free_eval:
 	if (rc == IBC_OK)
 		eval_method(&e, res, res->verdict != IBC_CLAIM_NOT_MEASURABLE);
@@ -1159,6 +646,12 @@ free_eval:
 }
 
 /* ------------------------------------------------------------ files ---- */
+
+static const char *const claim_cols[] = {
+	"id",	     "paper",	  "section",	  "claim",	  "suite",	  "subject", "reference",
+	"select",    "metric",	  "stat",	  "expect",	  "threshold",	  "along",   "needs",
+	"paper_figure", "testbed", "paper_method", "method",	  "method_note",
+};
 
 struct priv {
 	struct ibc_csv_table *t[MAX_FILES];
@@ -1306,21 +799,21 @@ int ibc_claims_eval(const char *dir, const char *claims, struct ibc_claims_card 
 	}
 	for (f = 0, i = 0; rc == IBC_OK && f < pv->n; f++)
 		for (r = 0; rc == IBC_OK && r + 1 < pv->t[f]->nrows; r++, i++)
-			rc = claim_parse(pv->t[f], r, pv->name[f], &cl[i]);
+			rc = ibc_claims_rule_parse(pv->t[f], r, pv->name[f], &cl[i]);
 	for (i = 0; rc == IBC_OK && i < n; i++)
 		for (j = 0; j < i; j++)
 			if (strcmp(cl[i].id, cl[j].id) == 0) {
-				rc = claim_bad(&cl[i], "the id is taken by an earlier claim:", cl[j].id);
+				rc = ibc_claims_rule_bad(&cl[i], "the id is taken by an earlier claim:", cl[j].id);
 				break;
 			}
 	if (rc == IBC_OK)
-		rc = run_open(&ru, dir);
+		rc = ibc_claims_run_open(&ru, dir);
 	for (i = 0; rc == IBC_OK && i < n; i++) {
 		rc = claim_eval(&cl[i], &ru, &card->r[i]);
 		card->count[card->r[i].verdict] += rc == IBC_OK;
 	}
 	card->n = n;
-	run_close(&ru);
+	ibc_claims_run_close(&ru);
 	free(cl);
 	if (rc != IBC_OK)
 		goto free_card;
