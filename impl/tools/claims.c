@@ -166,8 +166,8 @@ static void excluded_text(const struct eval *e, char *buf, size_t cap)
 	if (n[0]) {
 		ibc_claims_num_set(v, k, set, sizeof(set));
 		ibc_claims_meta_values(e->ru, "pus", pus, sizeof(pus));
-		ibc_claims_text_append(buf, cap, "%zu comparison%s with an oversubscribed row (N = %s%s%s%s)", n[0], n[0] == 1 ? "" : "s",
-		    set, pus[0] ? " on " : "", pus, pus[0] ? " PUs" : "");
+		ibc_claims_text_append(buf, cap, "%zu comparison%s with an oversubscribed row (N = %s%s%s%s)", n[0],
+		    n[0] == 1 ? "" : "s", set, pus[0] ? " on " : "", pus, pus[0] ? " PUs" : "");
 	}
 	if (n[1])
 		ibc_claims_text_append(buf, cap, "%s%zu with a row of fewer than %d kept samples", buf[0] ? ", " : "", n[1],
@@ -424,8 +424,8 @@ static void eval_method(const struct eval *e, struct ibc_claim_result *res, int 
 		n++;
 		good = ibc_claims_cond_holds(e->ru, e->p[i].a, &c->mcond) && ibc_claims_cond_holds(e->ru, e->p[i].b, &c->mcond);
 		ok += good;
-		v = ibc_claims_row_get(e->ru, ibc_claims_cond_holds(e->ru, e->p[i].a, &c->mcond) ? e->p[i].b : e->p[i].a, c->mcond.key,
-			    buf, sizeof(buf));
+		v = ibc_claims_row_get(e->ru, ibc_claims_cond_holds(e->ru, e->p[i].a, &c->mcond) ? e->p[i].b : e->p[i].a,
+			    c->mcond.key, buf, sizeof(buf));
 		if (!good && v != NULL && strstr(vals, v) == NULL)
 			ibc_claims_text_append(vals, sizeof(vals), "%s%s", vals[0] ? ", " : "", v);
 	}

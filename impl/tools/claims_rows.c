@@ -76,7 +76,8 @@ int ibc_claims_row_metric(const struct run *ru, size_t r, const struct claim *c,
 	double b, p;
 
 	if (c->rate) {
-		if (!ibc_claims_num_parse(ibc_csv_cell(ru->t, r, "bytes"), &b) || !ibc_claims_num_parse(ibc_csv_cell(ru->t, r, "p50_us"), &p))
+		if (!ibc_claims_num_parse(ibc_csv_cell(ru->t, r, "bytes"), &b) ||
+		    !ibc_claims_num_parse(ibc_csv_cell(ru->t, r, "p50_us"), &p))
 			return 0;
 		if (p <= 0 || b <= 0)
 			return 0;

@@ -192,7 +192,8 @@ int ibc_claims_rule_parse(const struct ibc_csv_table *t, size_t r, const char *f
 		return ibc_claims_rule_bad(c, "similar needs a threshold; got", v);
 	if (v[0] == '\0')
 		c->thr = c->stat == STAT_FACTOR ? 1.0 : 0.0;
-	else if (!ibc_claims_num_parse(v, &c->thr) || c->thr < 0 || (c->expect == EXP_SIMILAR && c->stat == STAT_FACTOR && c->thr < 1))
+	else if (!ibc_claims_num_parse(v, &c->thr) || c->thr < 0 ||
+		 (c->expect == EXP_SIMILAR && c->stat == STAT_FACTOR && c->thr < 1))
 		return ibc_claims_rule_bad(c, "bad threshold", v);
 	if (c->expect == EXP_BETTER_GROWING &&
 	    strcmp(c->along, "ranks") != 0 && strcmp(c->along, "ppn") != 0 && strcmp(c->along, "nodes") != 0 &&
