@@ -43,7 +43,6 @@ struct ibc_launch_getwait {
 
 double ibc_launch_now(void);
 void ibc_launch_fd_nonblock(int fd);
-void ibc_launch_fd_cloexec(int fd);
 void ibc_launch_fail(struct ibc_launch_agent *a, int rank, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void ibc_launch_terminate(struct ibc_launch_agent *a);

@@ -31,11 +31,6 @@ void ibc_launch_fd_nonblock(int fd)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-void ibc_launch_fd_cloexec(int fd)
-{
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-}
-
 /* ------------------------------------------------------------ sending --- */
 
 void ibc_launch_link_send(struct ibc_launch_agent *a, struct ibc_launch_conn *c, int type, uint32_t src,
