@@ -9,7 +9,7 @@
 
 static int basic_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
 {
-	uint64_t space = ch_tx_space(c), pos = c->head % c->R;
+	uint64_t space = ch_tx_space(c), pos = ch_pos(c, c->head);
 	size_t total = ch_iov_total(iov, n), take = total < space ? total : (size_t)space;
 	size_t first = take < c->R - pos ? take : (size_t)(c->R - pos);
 	unsigned char *st = c->stage->addr;
@@ -49,7 +49,7 @@ static int basic_get(struct ibc_channel *c, const struct iovec *iov, int n, size
 {
 	/* the peer cannot have written past the ring's room */
 	uint64_t head = ch_pointer_read(c, c->head_copy, &c->head_seen, c->tail + c->R);
-	uint64_t avail = head - c->tail, pos = c->tail % c->R;
+	uint64_t avail = head - c->tail, pos = ch_pos(c, c->tail);
 	size_t room = ch_iov_total(iov, n), take = room < avail ? room : (size_t)avail;
 	size_t first = take < c->R - pos ? take : (size_t)(c->R - pos);
 

@@ -79,7 +79,7 @@ static uint64_t load_acq(const void *p)
 static int record_write(struct ibc_channel *c, unsigned type, const struct iovec *iov, int n,
 			size_t skip, const void *src, uint64_t len)
 {
-	uint64_t pos = c->head % c->R, need = REC_BYTES(len);
+	uint64_t pos = ch_pos(c, c->head), need = REC_BYTES(len);
 	unsigned char *st = (unsigned char *)c->stage->addr + pos;
 	uint64_t hdr = hdr_make(len, type), sw = c->tx_seq ^ SEQ_MAGIC;
 	uint64_t trailer = trailer_of(c->tx_seq, len, c->tx_salt);
@@ -106,7 +106,7 @@ static int record_write(struct ibc_channel *c, unsigned type, const struct iovec
  * would cross the end; 0 when the ring is too full. */
 static int record_room(struct ibc_channel *c, uint64_t need, int *rc)
 {
-	uint64_t pos = c->head % c->R, skip = c->R - pos < need ? c->R - pos : 0;
+	uint64_t pos = ch_pos(c, c->head), skip = c->R - pos < need ? c->R - pos : 0;
 
 	*rc = IBC_OK;
 	if (ch_tx_space(c) < skip + need)
@@ -168,14 +168,45 @@ static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *acc
 	return rc;
 }
 
+/* A small message (one buffer of 1 .. c->small bytes) by the shortest path:
+ * its record composed on the stack and written inline, no staging copy. */
+static int small_put(struct ibc_channel *c, const void *buf, uint64_t len, size_t *accepted)
+{
+	uint64_t rec[(CH_SMALL_MAX + REC_OVERHEAD) / 8], span = REC_SPAN(len);
+	int rc;
+
+	if (!record_room(c, span, &rc)) {
+		if (rc == IBC_OK)
+			c->cnt.put_full++;
+		*accepted = 0;
+		return rc;
+	}
+	rec[0] = hdr_make(len, CH_REC_DATA);
+	rec[1] = c->tx_seq ^ SEQ_MAGIC;
+	rec[1 + PAD8(len) / 8] = 0;        /* the last payload word's pad */
+	memcpy(&rec[2], buf, len);
+	rec[2 + PAD8(len) / 8] = trailer_of(c->tx_seq, len, c->tx_salt);
+	rc = ch_write(c, rec, 0, REC_BYTES(len), ch_pos(c, c->head), 1);
+	if (rc == IBC_OK) {
+		c->head += span;
+		c->tx_seq++;
+		c->cnt.packets++;
+	}
+	*accepted = rc == IBC_OK ? len : 0;
+	return rc;
+}
+
 int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,
 		  size_t maxpkt, int zcopy)
 {
-	size_t total = ch_iov_total(iov, n), done = 0;
+	size_t total, done = 0;
 	int rc = IBC_OK;
 
 	if (zcopy && (c->z_pending || (n > 0 && iov[0].iov_len >= c->p.zcopy_bytes)))
 		return zcopy_put(c, iov, accepted);
+	if (n == 1 && iov[0].iov_len - 1 < c->small && iov[0].iov_len <= maxpkt)
+		return small_put(c, iov[0].iov_base, iov[0].iov_len, accepted);
+	total = ch_iov_total(iov, n);
 	maxpkt &= ~(size_t)7;
 	while (rc == IBC_OK && done < total) {
 		uint64_t len = total - done < maxpkt ? total - done : maxpkt;
@@ -246,13 +277,46 @@ static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct 
 	return rc;
 }
 
+/* The record at the tail into one buffer of cap bytes when it is a DATA
+ * record of at most cap bytes and none of it is delivered yet: 1 and *rc,
+ * *delivered (0: it has not landed).  0 when the general get decides. */
+static int small_get(struct ibc_channel *c, void *buf, size_t cap, size_t *delivered, int *rc)
+{
+	uint64_t pos = ch_pos(c, c->tail), hdr, len;
+	const unsigned char *p = c->ring + pos;
+
+	*delivered = 0;
+	*rc = IBC_OK;
+	if (load_acq(p + 8) != (c->rx_seq ^ SEQ_MAGIC))
+		return 1;                     /* nothing new */
+	hdr = load_acq(p);
+	len = hdr & 0xffffffffull;
+	if (c->rx_off != 0 || (hdr >> 32) != CH_REC_DATA || len > cap)
+		return 0;
+	if (pos + REC_BYTES(len) > c->R ||
+	    load_acq(p + 16 + PAD8(len)) != trailer_of(c->rx_seq, len, c->rx_salt) ||
+	    load_acq(p) != hdr)
+		return 1;                     /* still landing */
+	memcpy(buf, p + 16, len);
+	c->tail += REC_SPAN(len);
+	c->rx_seq++;
+	*delivered = len;
+	*rc = ch_tail_update(c, c->p.lazy_bytes);
+	return 1;
+}
+
 int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered)
 {
-	size_t room = ch_iov_total(iov, n), done = 0;
+	size_t room, done = 0;
 	int rc = IBC_OK;
 
+	if (n == 1 && iov[0].iov_len - 1 < c->small &&
+	    small_get(c, iov[0].iov_base, iov[0].iov_len, delivered, &rc))
+		return rc;
+	room = ch_iov_total(iov, n);
+
 	while (rc == IBC_OK && done < room) {
-		uint64_t pos = c->tail % c->R, hdr, len, need;
+		uint64_t pos = ch_pos(c, c->tail), hdr, len, need;
 		unsigned type;
 		const unsigned char *payload = c->ring + pos + 16;
 
@@ -329,7 +393,7 @@ static int ch_packet_torn_record(struct ibc_channel *c, const void *buf, size_t 
 
 	if (!record_room(c, REC_SPAN(len), &rc))
 		return rc != IBC_OK ? rc : IBC_ERR_INVAL;
-	pos = c->head % c->R;
+	pos = ch_pos(c, c->head);
 	st = (unsigned char *)c->stage->addr + pos;
 	sw = c->tx_seq ^ SEQ_MAGIC;
 	stale = c->tx_seq;

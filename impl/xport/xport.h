@@ -420,6 +420,11 @@ struct ibc_xport_ops {
 			  struct ibc_xport_mcast **out);
 	int (*mcast_leave)(struct ibc_xport *x, struct ibc_xport_mcast *g);
 	int (*stats_get)(struct ibc_xport *x, struct ibc_xport_stats *out);
+	/* optional (ibc_xport_write_inline): an unsignaled inline write by the
+	 * backend's shortest path; returns 1 and *rc when it took the write, 0
+	 * when it did not (nothing done: it is posted) */
+	int (*write_inline)(struct ibc_xport *x, int peer, const void *src, uint32_t len,
+			    uint64_t remote_addr, uint32_t rkey, int *rc);
 };
 
 extern const struct ibc_xport_ops ibc_xport_shm_ops;
@@ -455,6 +460,24 @@ static inline int ibc_xport_write(struct ibc_xport *x, int peer, const struct ib
 				   .remote_addr = remote_addr, .rkey = rkey };
 	int posted;
 	return ibc_xport_post(x, &wr, 1, &posted);
+}
+
+/* An unsignaled write of len (<= caps.max_inline) bytes from src, inline:
+ * what ibc_xport_write with IBC_XPORT_WR_INLINE and no SIGNALED does, by the
+ * backend's shortest path where it has one (shm: one store into the peer's
+ * mapping when nothing waits ahead of it to that peer; no send-queue slot),
+ * else posted. */
+static inline int ibc_xport_write_inline(struct ibc_xport *x, int peer, const void *src,
+					 uint32_t len, uint64_t remote_addr, uint32_t rkey,
+					 uint64_t wr_id)
+{
+	struct ibc_xport_sge sge = { (uintptr_t)src, len, 0 };
+	int rc;
+
+	if (x->ops->write_inline != NULL &&
+	    x->ops->write_inline(x, peer, src, len, remote_addr, rkey, &rc))
+		return rc;
+	return ibc_xport_write(x, peer, &sge, 1, remote_addr, rkey, IBC_XPORT_WR_INLINE, wr_id);
 }
 
 static inline int ibc_xport_write_imm(struct ibc_xport *x, int peer,

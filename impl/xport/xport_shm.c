@@ -374,6 +374,28 @@ static int write_fast(struct ibc_xport *x, struct shm *st, const struct ibc_xpor
 	return 1;
 }
 
+/* ibc_xport_write_inline's path: write_fast's case for an unsignaled inline
+ * write, with no WR to build, no send-queue slot and no completion. */
+static int shm_write_inline(struct ibc_xport *x, int peer, const void *src, uint32_t len,
+			    uint64_t remote_addr, uint32_t rkey, int *rc)
+{
+	struct shm *st = st_of(x);
+	char *d;
+
+	if (st->npending != 0 || peer < 0 || peer >= x->size || peer == x->rank ||
+	    !x->connected || len == 0 || len > x->caps.max_inline)
+		return 0;
+	d = shm_rcache_hit(&st->peers[peer].rc, rkey, remote_addr, len,
+			   IBC_XPORT_ACCESS_REMOTE_WRITE);
+	if (d == NULL)
+		return 0;
+	st->stats.post_calls++;
+	shm_store(d, src, len);
+	atomic_thread_fence(memory_order_release); /* before any later write, as exec_wr */
+	*rc = IBC_OK;
+	return 1;
+}
+
 /* One WR by the general path: checked, then run now or queued behind the
  * peer's waiting WRs (or, finding no receive buffer, queued itself). */
 static int post_one(struct ibc_xport *x, struct shm *st, const struct ibc_xport_wr *wr, int i)
@@ -886,6 +908,7 @@ const struct ibc_xport_ops ibc_xport_shm_ops = {
 	.mr_alloc = ibc_xport_shm_mr_alloc,
 	.mr_dereg = ibc_xport_shm_mr_dereg,
 	.post = shm_post,
+	.write_inline = shm_write_inline,
 	.recv_post = shm_recv_post,
 	.cq_poll = shm_cq_poll,
 	.progress = shm_progress,

@@ -9,14 +9,24 @@
 /* ---------------------------------------------------------- errors ----- */
 
 enum ecase { E_BAD_RKEY, E_RANGE_END, E_RANGE_BEFORE, E_DEREG, E_READ_BAD_RKEY,
-	     E_UNSIGNALED, E_LOCAL_PROT, E_RECV_SMALL, E_ATOMIC_RANGE, E_COUNT };
+	     E_UNSIGNALED, E_LOCAL_PROT, E_RECV_SMALL, E_ATOMIC_RANGE, E_INLINE_BAD_RKEY,
+	     E_INLINE_RANGE, E_INLINE_DEREG, E_COUNT };
 static const char *const ecase_name[E_COUNT] = {
 	"write with a bad rkey", "write past the end of the region",
 	"write before the start of the region", "write to deregistered memory",
 	"read with a bad rkey", "unsignaled write with a bad rkey",
 	"write from an unregistered local buffer (bad lkey)",
 	"send larger than the receive buffer", "fetch-add outside the region",
+	"ibc_xport_write_inline with a bad rkey", "ibc_xport_write_inline past the end",
+	"ibc_xport_write_inline to deregistered memory",
 };
+
+/* the cases posted by ibc_xport_write_inline (16 bytes, unsignaled: an
+ * error completes anyway) */
+static int ecase_inline(enum ecase c)
+{
+	return c == E_INLINE_BAD_RKEY || c == E_INLINE_RANGE || c == E_INLINE_DEREG;
+}
 
 /* warm: rank 0 first writes the target's region with its key (the same
  * bytes it holds), as a warm-up that fills the transport's caches */
@@ -51,7 +61,7 @@ static void error_case(enum ecase c, int warm)
 		struct ibc_xport_sge s = { (uint64_t)(uintptr_t)mr->addr, 16, mr->lkey };
 		ok = ibc_xport_recv(x, 0, NULL, &s, 1, 77) == IBC_OK;
 	}
-	if (c == E_DEREG && R == 1) {
+	if ((c == E_DEREG || c == E_INLINE_DEREG) && R == 1) {
 		ok = ibc_xport_mr_dereg(x, mr) == IBC_OK;
 		mr = NULL;
 	}
@@ -98,10 +108,21 @@ static void error_case(enum ecase c, int warm)
 			wr.remote_addr = rd[1].addr + LEN;
 			wr.compare_add = 1;
 			break;
+		case E_INLINE_BAD_RKEY:
+			wr.rkey = rd[1].rkey ^ 0x5a5a5a5au;
+			break;
+		case E_INLINE_RANGE:
+			wr.remote_addr = rd[1].addr + LEN - 8;
+			break;
+		case E_INLINE_DEREG:
 		case E_COUNT:
 			break;
 		}
-		ok = ibc_xport_post(x, &wr, 1, &posted) == IBC_OK;
+		if (ecase_inline(c))
+			ok = ibc_xport_write_inline(x, 1, lb, 16, wr.remote_addr, wr.rkey,
+						    wr.wr_id) == IBC_OK;
+		else
+			ok = ibc_xport_post(x, &wr, 1, &posted) == IBC_OK;
 		rc = ibc_xport_cq_wait(x, IBC_XPORT_CQ_SEND, TMO_NS, &wc);
 		got_err = ok && rc == IBC_OK && wc.wr_id == 4242 && wc.status != IBC_OK &&
 			  wc.reason != NULL && wc.reason[0] != '\0';
@@ -131,7 +152,8 @@ static void error_case(enum ecase c, int warm)
 		check(ok && got_err && recv_err, "error completion%s: %s -> \"%s\"%s",
 		      warm ? " after a good write" : "", ecase_name[c], rs,
 		      c == E_RECV_SMALL ? " (and an error receive completion)" :
-		      c == E_DEREG || c == E_LOCAL_PROT ? "" : ", target untouched");
+		      c == E_DEREG || c == E_INLINE_DEREG || c == E_LOCAL_PROT ? ""
+									 : ", target untouched");
 	}
 	if (mr != NULL)
 		ibc_xport_mr_dereg(x, mr);

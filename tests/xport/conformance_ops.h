@@ -121,6 +121,44 @@ static void test_write(struct world *w)
 		     all_bytes(w->A + len, GUARD, 0xEE);
 		check(ok, "inline write of %zu B (2 sges, stack memory overwritten after post)", len);
 	}
+	/* ibc_xport_write_inline (shm: its store path), 1 .. max_inline bytes,
+	 * unsignaled: each lands whole, before a later write of the same rank
+	 * (a signaled flag write after it), guards untouched */
+	if (c->max_inline == 0) {
+		skip(1, "backend has no inline writes");
+	} else {
+		static const size_t lens[] = { 1, 8, 13, 40, 0 };
+		unsigned char stack[2048], flag[8] = { 1 };
+		int ok = 1;
+
+		for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]) && ok; k++) {
+			size_t len = lens[k] ? lens[k] : c->max_inline, toff = 64 + 128 * k;
+			struct ibc_xport_sge fs = { (uint64_t)(uintptr_t)flag, 8, 0 };
+
+			if (len > c->max_inline || len > sizeof(stack) || toff + len + GUARD > 4096)
+				continue;
+			memset(w->A + toff - GUARD, 0xEE, len + 2 * GUARD);
+			memset(w->A + 4096 - 8, 0, 8);
+			fill(stack, len, seed_of(R, 78, (int)k), 0);
+			barrier();
+			ok = ibc_xport_write_inline(w->x, right(), stack, (uint32_t)len,
+						    raddr_of(w, right(), toff), w->rd[right()].rkey,
+						    9) == IBC_OK;
+			memset(stack, 0, len);
+			ok = ok && ibc_xport_write(w->x, right(), &fs, 1, raddr_of(w, right(), 4096 - 8),
+						   w->rd[right()].rkey,
+						   IBC_XPORT_WR_SIGNALED | IBC_XPORT_WR_INLINE, 10) == IBC_OK;
+			ok = ok && wait_ok(w->x, IBC_XPORT_CQ_SEND, 10, NULL);
+			ok = ok && ibc_xport_wait_u64(w->x, (const uint64_t *)(void *)(w->A + 4096 - 8), 1,
+						      TMO_NS, NULL) == IBC_OK;
+			ok = ok && verify(w->A + toff, len, seed_of(left(), 78, (int)k), 0) &&
+			     all_bytes(w->A + toff - GUARD, GUARD, 0xEE) &&
+			     all_bytes(w->A + toff + len, GUARD, 0xEE);
+			barrier();
+		}
+		check(ok, "ibc_xport_write_inline of 1, 8, 13, 40 and %u B: each lands whole before "
+		      "a later flag write, guards untouched", c->max_inline);
+	}
 }
 
 /* writes and reads into plain malloc memory registered with mr_reg */
