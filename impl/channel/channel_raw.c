@@ -1,12 +1,15 @@
 /* The channel suite's upper line (channel_suite.h): raw RDMA writes with no
  * channel, rdma-write (a ping-pong) and rdma-write-bw (a window streamed,
  * then an ack); each message's last word is polled, as the channel's
- * trailers are. */
+ * trailers are.  And its floor, probe-write: the placement probe's write
+ * pattern (harness/probe.c), timed beside the designs in the same run. */
 #include "channel/channel_suite_impl.h"
 
+#include "boot/boot.h"
 #include "channel/channel.h"
 #include "core/status.h"
 #include "core/timer.h"
+#include "core/topo.h"
 #include "harness/harness.h"
 #include "xport/xport.h"
 
@@ -128,4 +131,30 @@ int cs_raw_bw(struct ibc_suite_op *o, struct cs_inst *in)
 			rc = raw_reap(x);
 	}
 	return arrived(o, in, rc);
+}
+
+int cs_probe_usable(const struct ibc_suite_ctx *c, char *why, size_t cap)
+{
+	struct ibc_topo_info ti;
+
+	if (c->boot->num_nodes != 1) {
+		snprintf(why, cap, "probe-write needs both ranks on one node (a shared cache line)");
+		return IBC_ERR_UNSUPPORTED;
+	}
+	if (ibc_topo_query(&ti) != IBC_OK || ti.allowed_pus < 2) {
+		snprintf(why, cap, "probe-write needs two PUs");
+		return IBC_ERR_UNSUPPORTED;
+	}
+	return IBC_OK;
+}
+
+int cs_probe_setup(struct ibc_suite_op *o, struct cs_inst *in)
+{
+	in->yield = ibc_probe_yield(ibc_harness_wait_get(o->h));
+	return ibc_probe_open(o->ctx->boot, 0, 1, &in->probe);
+}
+
+int cs_probe_run(struct cs_inst *in)
+{
+	return ibc_probe_round_write(in->probe, in->yield);
 }

@@ -47,6 +47,8 @@ static int cs_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 	const struct cs_arg *a = v->arg;
 
 	(void)fanin;
+	if (a != NULL && a->probe)
+		return cs_probe_usable(c, why, cap);
 	if (a == NULL || a->design == NULL)
 		return IBC_OK;
 	return ibc_channel_usable(ibc_channel_design_find(a->design), c->x, why, cap);
@@ -168,6 +170,8 @@ static int cs_setup(struct ibc_suite_op *o)
 		rc = ibc_channel_create(x, a->design, 1 - x->rank, &cp, &in->ch);
 		if (rc == IBC_OK)
 			rc = ibc_channel_setup(in->ch);
+	} else if (a != NULL && a->probe) {
+		rc = cs_probe_setup(o, in);
 	} else if (a != NULL) {
 		rc = cs_raw_setup(o, in);
 	}
@@ -255,6 +259,8 @@ static int cs_run(struct ibc_suite_op *o)
 	const struct cs_arg *a = arg_of(o);
 	struct cs_inst *in = o->inst;
 
+	if (a->probe)
+		return cs_probe_run(in);
 	if (a->design == NULL)
 		return a->kind == CS_LAT ? cs_raw_lat(o, in) : cs_raw_bw(o, in);
 	switch (a->kind) {
@@ -325,6 +331,7 @@ static int cs_teardown(struct ibc_suite_op *o)
 		return IBC_OK;
 	if (in->ch)
 		rc = ibc_channel_destroy(in->ch);
+	ibc_probe_close(in->probe);
 	if (in->mr)
 		(void)ibc_xport_mr_dereg(o->ctx->x, in->mr);
 	if (in->src)
@@ -422,6 +429,17 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		a.kind = CS_BW;
 		n = add(out, cap, n, &a, "rdma-write-bw",
 			"raw RDMA writes streamed (a window, then an ack); time per message");
+	}
+	{
+		struct cs_arg a = { .design = NULL, .kind = CS_LAT, .probe = 1 };
+
+		n = add(out, cap, n, &a, "probe-write",
+			"the floor: the placement probe's one-sided write pattern (each rank stores "
+			"a word into the line the other polls), no transport, no channel; one node");
+		/* nothing travels that a check could read */
+		out[n - 1].validate = NULL;
+		out[n - 1].checked = NULL;
+		out[n - 1].prepare = NULL;
 	}
 	return n;
 }

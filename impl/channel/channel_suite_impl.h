@@ -20,7 +20,9 @@
 enum cs_kind { CS_LAT, CS_BW, CS_BIBW };
 
 struct cs_arg {
-	const char *design;       /* NULL: raw RDMA writes (rdma-write) */
+	const char *design;       /* NULL: raw RDMA writes (rdma-write), or with probe the
+				     floor probe-write */
+	int probe;                /* probe-write: the cache-line pattern, no transport */
 	enum cs_kind kind;
 	size_t chunk, lazy;       /* 0: the design's default */
 };
@@ -48,6 +50,9 @@ struct cs_inst {
 	struct ibc_xport_rdesc peer_rd;
 	size_t slot;                    /* PAD8(m) + 8 */
 	uint64_t seq;
+	/* probe-write */
+	struct ibc_probe *probe;
+	int yield;
 };
 
 /* where message k is sent from (rdma-write: its slot) */
@@ -74,6 +79,12 @@ extern const struct ibc_suite_variant cs_tmpl;
 int cs_raw_setup(struct ibc_suite_op *o, struct cs_inst *in);
 int cs_raw_lat(struct ibc_suite_op *o, struct cs_inst *in);
 int cs_raw_bw(struct ibc_suite_op *o, struct cs_inst *in);
+
+/* channel_raw.c: the floor, probe-write (the placement probe's write
+ * pattern, harness/probe.c) beside the designs */
+int cs_probe_usable(const struct ibc_suite_ctx *c, char *why, size_t cap);
+int cs_probe_setup(struct ibc_suite_op *o, struct cs_inst *in);
+int cs_probe_run(struct cs_inst *in);
 
 /* channel_conns.c: the connection-scaling table (the suite's after) */
 int cs_conn_table(struct ibc_suite_ctx *c);
