@@ -125,10 +125,13 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 	c->peer = peer;
 	c->deadline_ns = (int64_t)(c->p.deadline_s * 1e9);
 	c->tx_seq = c->rx_seq = 1;
-	/* the small path's largest message: its record (24 bytes more) inlined */
-	c->small = x->caps.max_inline >= 24 + 8 ? (x->caps.max_inline - 24) & ~(size_t)7 : 0;
+	/* the small path's largest message: its record (24 bytes more) inlined,
+	 * one packet of the design */
+	c->small = d->packets && x->caps.max_inline >= 24 + 8 ? (x->caps.max_inline - 24) & ~(size_t)7 : 0;
 	if (c->small > CH_SMALL_MAX)
 		c->small = CH_SMALL_MAX;
+	if (d == &ibc_channel_pipeline && c->small > (c->p.chunk_bytes & ~(size_t)7))
+		c->small = c->p.chunk_bytes & ~(size_t)7;
 	c->sig_every = x->caps.max_send_wr / 4 > 0 ? x->caps.max_send_wr / 4 : 1;
 	if (c->sig_every > 32)
 		c->sig_every = 32;
@@ -237,7 +240,7 @@ void ibc_channel_counters_get(const struct ibc_channel *c, struct ibc_channel_co
 }
 
 /* put and get: the checks, the design's call, the counters, the failure */
-static int call(struct ibc_channel *c, const struct iovec *iov, int n, size_t *moved, int put)
+static inline int call(struct ibc_channel *c, const struct iovec *iov, int n, size_t *moved, int put)
 {
 	int rc;
 
@@ -246,7 +249,14 @@ static int call(struct ibc_channel *c, const struct iovec *iov, int n, size_t *m
 		return c->failed;
 	if (!c->ready || n < 0 || (n > 0 && iov == NULL))
 		return IBC_ERR_INVAL;
-	rc = put ? c->d->put(c, iov, n, moved) : c->d->get(c, iov, n, moved);
+	if (n == 1 && ch_small(c, iov->iov_len)) {
+		if (put)
+			rc = ch_packet_small_put(c, iov->iov_base, iov->iov_len, moved);
+		else if (!ch_packet_small_get(c, iov->iov_base, iov->iov_len, moved, &rc))
+			rc = c->d->get(c, iov, n, moved);
+	} else {
+		rc = put ? c->d->put(c, iov, n, moved) : c->d->get(c, iov, n, moved);
+	}
 	if (rc == IBC_OK && *moved > 0) {
 		(*(put ? &c->cnt.puts : &c->cnt.gets))++;
 		*(put ? &c->cnt.bytes_put : &c->cnt.bytes_got) += *moved;
@@ -476,7 +486,7 @@ static int xfer_all(struct ibc_channel *c, void *buf, size_t len, int64_t timeou
 		struct iovec v = { (char *)buf + done, len - done };
 		size_t got = 0;
 
-		rc = send ? ibc_channel_put(c, &v, 1, &got) : ibc_channel_get(c, &v, 1, &got);
+		rc = call(c, &v, 1, &got, send);
 		done += got;
 		if (rc == IBC_OK && got == 0) {
 			if (send)

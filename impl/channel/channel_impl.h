@@ -110,6 +110,30 @@ size_t ch_iov_total(const struct iovec *iov, int n);
 /* The receiver's lazy (or, threshold 0, immediate) tail update. */
 int ch_tail_update(struct ibc_channel *c, uint64_t threshold);
 
+/* channel_packet.c: the small path, which ibc_channel_put/get and their
+ * blocking forms take for one buffer of 1 .. c->small bytes on a packet
+ * design (c->small: the largest message whose record the transport inlines,
+ * at most CH_SMALL_MAX and the design's packet; 0 for basic) with no
+ * rendezvous pending: put composes the record on the stack; get takes the
+ * record at the tail when it is a DATA record of at most cap bytes and none
+ * of it is delivered yet, returning 1 and *rc, *delivered (0: nothing has
+ * landed), else 0 (the general get decides). */
+int ch_packet_small_put(struct ibc_channel *c, const void *buf, size_t len, size_t *accepted);
+int ch_packet_small_get(struct ibc_channel *c, void *buf, size_t cap, size_t *delivered, int *rc);
+static inline int ch_small(const struct ibc_channel *c, size_t len)
+{
+	return len - 1 < c->small && !c->z_pending;
+}
+/* len (at most CH_SMALL_MAX) bytes: words, then the bytes left; no call */
+static inline void ch_copy_small(void *dst, const void *src, size_t len)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8)
+		__builtin_memcpy((char *)dst + i, (const char *)src + i, 8);
+	for (; i < len; i++)
+		((char *)dst)[i] = ((const char *)src)[i];
+}
 /* channel_packet.c: the packet designs' put and get (maxpkt: payload per
  * packet; zcopy: large puts by rendezvous) */
 int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,

@@ -168,32 +168,46 @@ static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *acc
 	return rc;
 }
 
-/* A small message (one buffer of 1 .. c->small bytes) by the shortest path:
- * its record composed on the stack and written inline, no staging copy. */
-static int small_put(struct ibc_channel *c, const void *buf, uint64_t len, size_t *accepted)
+/* Small messages (one buffer of 1 .. c->small bytes: channel_impl.h) by the
+ * shortest path: the record composed on the stack a word at a time and
+ * written inline (ibc_xport_write_inline; the signaled write every
+ * sig_every by ch_write), no staging copy, no iovec.  The same record as
+ * record_write's.  A wrap or a full ring goes the general way. */
+int ch_packet_small_put(struct ibc_channel *c, const void *buf, size_t len, size_t *accepted)
 {
-	uint64_t rec[(CH_SMALL_MAX + REC_OVERHEAD) / 8], span = REC_SPAN(len);
+	uint64_t rec[(CH_SMALL_MAX + REC_OVERHEAD) / 8], span = REC_SPAN(len), pos = ch_pos(c, c->head);
+	size_t words = PAD8(len) / 8;
 	int rc;
 
-	if (!record_room(c, span, &rc)) {
-		if (rc == IBC_OK)
-			c->cnt.put_full++;
-		*accepted = 0;
-		return rc;
+	*accepted = 0;
+	if (pos + span > c->R || c->head + span - c->tail_seen > c->R) {
+		struct iovec v = { (void *)buf, len };
+
+		return ch_packet_put(c, &v, 1, accepted, PAD8(len), 0);
 	}
 	rec[0] = hdr_make(len, CH_REC_DATA);
 	rec[1] = c->tx_seq ^ SEQ_MAGIC;
-	rec[1 + PAD8(len) / 8] = 0;        /* the last payload word's pad */
-	memcpy(&rec[2], buf, len);
-	rec[2 + PAD8(len) / 8] = trailer_of(c->tx_seq, len, c->tx_salt);
-	rc = ch_write(c, rec, 0, REC_BYTES(len), ch_pos(c, c->head), 1);
-	if (rc == IBC_OK) {
-		c->head += span;
-		c->tx_seq++;
-		c->cnt.packets++;
+	rec[1 + words] = 0;                /* the last payload word's pad */
+	ch_copy_small(&rec[2], buf, len);
+	rec[2 + words] = trailer_of(c->tx_seq, len, c->tx_salt);
+	if (++c->since_sig < c->sig_every) {
+		rc = ibc_xport_write_inline(c->x, c->peer, rec, (uint32_t)(REC_OVERHEAD + 8 * words),
+					    c->peer_rd.addr + pos, c->peer_rd.rkey,
+					    ch_wrid(c, CH_WR_SIGNALED, 0));
+		if (rc)
+			ibc_error("channel %s rank %d: RDMA write to rank %d: %s", c->d->name,
+				  c->x->rank, c->peer, ibc_status_str(rc));
+	} else {
+		c->since_sig = c->sig_every - 1;   /* ch_write counts it and signals it */
+		rc = ch_write(c, rec, 0, REC_OVERHEAD + 8 * words, pos, 1);
 	}
-	*accepted = rc == IBC_OK ? len : 0;
-	return rc;
+	if (rc)
+		return rc;
+	c->head += span;
+	c->tx_seq++;
+	c->cnt.packets++;
+	*accepted = len;
+	return IBC_OK;
 }
 
 int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted,
@@ -204,8 +218,6 @@ int ch_packet_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 
 	if (zcopy && (c->z_pending || (n > 0 && iov[0].iov_len >= c->p.zcopy_bytes)))
 		return zcopy_put(c, iov, accepted);
-	if (n == 1 && iov[0].iov_len - 1 < c->small && iov[0].iov_len <= maxpkt)
-		return small_put(c, iov[0].iov_base, iov[0].iov_len, accepted);
 	total = ch_iov_total(iov, n);
 	maxpkt &= ~(size_t)7;
 	while (rc == IBC_OK && done < total) {
@@ -277,10 +289,8 @@ static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct 
 	return rc;
 }
 
-/* The record at the tail into one buffer of cap bytes when it is a DATA
- * record of at most cap bytes and none of it is delivered yet: 1 and *rc,
- * *delivered (0: it has not landed).  0 when the general get decides. */
-static int small_get(struct ibc_channel *c, void *buf, size_t cap, size_t *delivered, int *rc)
+/* The small path's get (channel_impl.h). */
+int ch_packet_small_get(struct ibc_channel *c, void *buf, size_t cap, size_t *delivered, int *rc)
 {
 	uint64_t pos = ch_pos(c, c->tail), hdr, len;
 	const unsigned char *p = c->ring + pos;
@@ -297,7 +307,7 @@ static int small_get(struct ibc_channel *c, void *buf, size_t cap, size_t *deliv
 	    load_acq(p + 16 + PAD8(len)) != trailer_of(c->rx_seq, len, c->rx_salt) ||
 	    load_acq(p) != hdr)
 		return 1;                     /* still landing */
-	memcpy(buf, p + 16, len);
+	ch_copy_small(buf, p + 16, len);
 	c->tail += REC_SPAN(len);
 	c->rx_seq++;
 	*delivered = len;
@@ -310,9 +320,6 @@ int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 	size_t room, done = 0;
 	int rc = IBC_OK;
 
-	if (n == 1 && iov[0].iov_len - 1 < c->small &&
-	    small_get(c, iov[0].iov_base, iov[0].iov_len, delivered, &rc))
-		return rc;
 	room = ch_iov_total(iov, n);
 
 	while (rc == IBC_OK && done < room) {

@@ -29,7 +29,16 @@ static inline void shm_store(char *d, const void *src, uint64_t len)
 	if (len >= 8 && (((uintptr_t)d + len) & 7) == 0) {
 		uint64_t v;
 
-		memcpy(d, src, len - 8);
+		if (len <= 64 && (len & 7) == 0) {
+			/* a short write of whole words (a channel record, a flag):
+			 * word stores, no call */
+			for (uint64_t i = 0; i + 8 < len; i += 8) {
+				memcpy(&v, (const char *)src + i, 8);
+				memcpy(d + i, &v, 8);
+			}
+		} else {
+			memcpy(d, src, len - 8);
+		}
 		memcpy(&v, (const char *)src + len - 8, 8);
 		__atomic_store_n((uint64_t *)(void *)(d + len - 8), v, __ATOMIC_RELEASE);
 		return;
