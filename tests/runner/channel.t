@@ -5,21 +5,25 @@
 # the connection table (a measured row; Table 4.1 computed to 64 K),
 # N = 3 is refused for the two-rank suite; with the Open MPI build, mpi and
 # mpi-bw rows beside the designs; the figures, whose plotted latency is the
-# CSV's p50.
+# CSV's p50; channel_floor's bars are the rows' back-to-back times.  The
+# floor probe-write has a row, with no valid= (nothing travels to check).
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR"
 tap_tmp chan
-echo "1..10"
+echo "1..13"
 
 timeout 300 "$IBCHAR" run channel --ranks 2 --sizes 8,65536 --iters 100 --validate --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
 ok $rc "ibchar run channel --validate exits 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -10
-want=$("$BUILD/bin/ibchar-channel" --list | wc -l)
+want=$("$BUILD/bin/ibchar-channel" --list | grep -vx probe-write | wc -l)
 got=$(awk -F, 'NR > 1 && $2 == "channel" && $26 ~ /valid=1/ { print $3 }' "$tmp/a/results.csv" |
 	sort -u | wc -l)
 [ "$got" -eq "$want" ] && [ "$want" -ge 20 ]; ok $? "... every variant validated ($got of $want)"
+awk -F, 'NR > 1 && $3 == "probe-write" { n++; if ($26 ~ /valid=/) bad = 1 } END { exit !(n == 2 && !bad) }' \
+	"$tmp/a/results.csv"
+ok $? "... probe-write, the floor: a row per size, no valid= on it"
 awk -F, 'NR > 1 && $3 == "basic" && $10 == 8 && $26 ~ /head_writes=[1-9]/ { b = 1 }
 	 NR > 1 && $3 == "piggyback" && $10 == 8 && $26 ~ /head_writes=0;/ { p = 1 }
 	 NR > 1 && $3 == "zcopy" && $10 == 65536 && $26 ~ /zcopy_reads=[1-9]/ { z = 1 }
@@ -41,7 +45,7 @@ if [ -x "$BUILD/bin/ibchar-channel-openmpi" ] && command -v mpirun.openmpi >/dev
 	[ $rc -eq 0 ] && [ "$cnt" -eq 4 ]
 	ok $? "--mpi openmpi: mpi and mpi-bw rows beside the designs, validated ($cnt of 4)"
 else
-	echo "ok 7 # SKIP no Open MPI build"
+	echo "ok 8 # SKIP no Open MPI build"
 fi
 
 PY=
@@ -75,6 +79,21 @@ got = {(r["series"].split(" ")[0], int(r["x"])): float(r["y"])
 sys.exit(0 if want and all(abs(got.get(k, -1) - v) < 1e-6 * v for k, v in want.items()) else 1)
 PYEOF
 	ok $? "... the plotted bandwidths are bytes / the CSV's time per message"
+	[ -s "$tmp/a/channel_floor.png" ]; ok $? "ibchar plot draws channel_floor"
+	"$PY" - "$tmp/a" <<'PYEOF'
+import csv, sys
+d = sys.argv[1]
+want = {}
+for r in csv.DictReader(open(d + "/results.csv")):
+    ex = dict(kv.split("=", 1) for kv in r["extra"].split(";") if "=" in kv)
+    if r["suite"] == "channel" and r["variant"] in ("probe-write", "rdma-write", "piggyback") \
+            and "b2b_p50_us" in ex and (r["variant"] != "probe-write" or int(r["bytes"]) <= 64):
+        want[(r["variant"], int(r["bytes"]))] = float(ex["b2b_p50_us"])
+got = {(r["series"], int(r["x"])): float(r["y"])
+       for r in csv.DictReader(open(d + "/channel_floor.data.csv")) if r["panel"].startswith("latency")}
+sys.exit(0 if len(want) == 5 and all(abs(got.get(k, -1) - v) < 1e-9 for k, v in want.items()) else 1)
+PYEOF
+	ok $? "... its latency bars are the rows' back-to-back times (probe-write up to 64 B)"
 else
-	echo "ok 8 # SKIP no matplotlib"; echo "ok 9 # SKIP no matplotlib"; echo "ok 10 # SKIP no matplotlib"
+	for k in 9 10 11 12 13; do echo "ok $k # SKIP no matplotlib"; done
 fi
