@@ -9,6 +9,7 @@
 #include "core/status.h"
 
 #include <errno.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,11 +378,34 @@ static int num_get(const struct acc *a, size_t r, const char *col, double *out, 
 	return IBC_ERR_PROTO;
 }
 
+/* b2b_p50_us: the back-to-back loop's median, a key of the row's extra */
+static int b2b_get(const struct acc *a, size_t r, double *out, char *why, size_t cap)
+{
+	char buf[64], desc[300], *end;
+	const char *v = ibc_csv_extra_get(cell(a, r, "extra"), "b2b_p50_us", buf, sizeof(buf));
+
+	row_desc(a, r, desc, sizeof(desc));
+	if (v == NULL) {
+		snprintf(why, cap, "%s has no b2b_p50_us (no back-to-back loop)", desc);
+		return IBC_ERR_NOTFOUND;
+	}
+	errno = 0;
+	*out = strtod(v, &end);
+	if (end == v || *end != '\0' || errno != 0 || !isfinite(*out) || *out < 0) {
+		fprintf(stderr, "ibchar accept: %s/results.csv, row %zu (%s): b2b_p50_us is '%s', not a "
+			"time (a finite number >= 0)\n", a->o->dir, r + 1, desc, v);
+		return IBC_ERR_PROTO;
+	}
+	return IBC_OK;
+}
+
 static int metric_get(const struct acc *a, size_t r, const char *m, double *out, char *why, size_t cap)
 {
 	double p, b;
 	int rc;
 
+	if (strcmp(m, "b2b_p50_us") == 0)
+		return b2b_get(a, r, out, why, cap);
 	if (strcmp(m, "mbps") != 0)
 		return num_get(a, r, m, out, why, cap);
 	rc = num_get(a, r, "p50_us", &p, why, cap);

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const metrics[] = { "p50_us", "mean_us", "min_us", "p99_us", "max_us", "mbps", NULL };
+static const char *const metrics[] = { "p50_us", "mean_us", "min_us", "p99_us", "max_us", "mbps",
+					"b2b_p50_us", NULL };
 static const char *const sel_keys[] = { "impl", "xport", "ranks", "bytes", "fanin", NULL };
 
 static int in_list(const char *const *l, const char *s)
@@ -136,7 +137,8 @@ static int check_parse(const char *spec, int line, char *rest, struct check *c)
 		snprintf(c->threshold + used, sizeof(c->threshold) - used, "%s%s", i ? " " : "", w[i]);
 	}
 	if (!in_list(metrics, w[0]))
-		return bad(spec, line, c->text, "METRIC is p50_us, mean_us, min_us, p99_us, max_us or mbps");
+		return bad(spec, line, c->text,
+			   "METRIC is p50_us, mean_us, min_us, p99_us, max_us, mbps or b2b_p50_us");
 	snprintf(c->metric, sizeof(c->metric), "%s", w[0]);
 	if (strcmp(w[1], "<=") != 0 && strcmp(w[1], "<") != 0 && strcmp(w[1], ">=") != 0 && strcmp(w[1], ">") != 0)
 		return bad(spec, line, c->text, "OP is <=, <, >= or >");
