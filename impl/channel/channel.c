@@ -132,6 +132,8 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 		c->small = CH_SMALL_MAX;
 	if (d == &ibc_channel_pipeline && c->small > (c->p.chunk_bytes & ~(size_t)7))
 		c->small = c->p.chunk_bytes & ~(size_t)7;
+	c->direct = d->packets && x->caps.write_is_copy && x->caps.user_mem && !c->p.staged &&
+		    x->caps.max_sge >= 3;
 	c->sig_every = x->caps.max_send_wr / 4 > 0 ? x->caps.max_send_wr / 4 : 1;
 	if (c->sig_every > 32)
 		c->sig_every = 32;
@@ -232,6 +234,11 @@ int ibc_channel_destroy(struct ibc_channel *c)
 	ibc_family_remove(&c->fm);
 	free(c);
 	return rc;
+}
+
+int ibc_channel_direct(const struct ibc_channel *c)
+{
+	return c->direct;
 }
 
 void ibc_channel_counters_get(const struct ibc_channel *c, struct ibc_channel_counters *out)
@@ -350,6 +357,8 @@ static int ch_wc(void *owner, const struct ibc_xport_wc *wc, unsigned kind, uint
 		o->outstanding--;
 	if (kind == CH_WR_READ)
 		o->read_done = 1;
+	if (kind == CH_WR_DIRECT)
+		o->direct_done = 1;
 	return IBC_OK;
 }
 

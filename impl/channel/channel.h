@@ -67,7 +67,12 @@ struct ibc_channel_params {
 				 (default 32 KiB) */
 	double deadline_s;    /* waits inside the channel (completions) give up
 				 after this (default 60) */
-	struct ibc_regcache *rcache;  /* zcopy; NULL = the endpoint's own */
+	int staged;           /* packet designs: always copy a packet's payload into the
+				 staging buffer first, as the paper does (default 0:
+				 where the transport's write is itself a copy by this
+				 CPU, caps.write_is_copy, packets of 4 KiB and more
+				 are written straight from the caller's buffers) */
+	struct ibc_regcache *rcache;  /* zcopy, direct packets; NULL = the endpoint's own */
 	enum ibc_channel_mutant mutant;
 };
 
@@ -100,6 +105,9 @@ int ibc_channel_usable(const struct ibc_channel_design *d, const struct ibc_xpor
 		       size_t cap);
 
 void ibc_channel_params_init(struct ibc_channel_params *p);
+/* 1 when c writes packets of 4 KiB and more straight from the caller's
+ * buffers (ibc_channel_params.staged) */
+int ibc_channel_direct(const struct ibc_channel *c);
 int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 		       const struct ibc_channel_params *p, struct ibc_channel **out);
 int ibc_channel_setup(struct ibc_channel *c);        /* collective */

@@ -15,7 +15,7 @@
 #define CH_REGION(R) ((R) + 192)
 
 /* wr_id kinds (the layout: family.h) */
-enum ch_wr_kind { CH_WR_SIGNALED = 1, CH_WR_READ = 2 };
+enum ch_wr_kind { CH_WR_SIGNALED = 1, CH_WR_READ = 2, CH_WR_DIRECT = 3 };
 
 /* packet records: header word = len (32) | type (8); sequence word; DATA
  * and RNDV end with a trailer word = the sequence number mixed with the
@@ -62,6 +62,9 @@ struct ibc_channel {
 	size_t rx_off;        /* bytes of the current record delivered */
 	uint64_t z_done;      /* rendezvous read to the end */
 	int read_done;        /* the pending read's completion arrived */
+	int direct;           /* DATA packets of CH_DIRECT_MIN bytes and more go straight
+				 from the caller's buffers (channel_packet.c) */
+	int direct_done;      /* the pending direct write's completion arrived */
 	struct ibc_regcache *rc;
 	int rc_own;
 };
@@ -142,6 +145,8 @@ int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 /* the largest message of the small path, when the transport inlines its
  * record (channel_packet.c) */
 #define CH_SMALL_MAX 104
+/* the smallest packet written straight from the caller's buffers (c->direct) */
+#define CH_DIRECT_MIN 4096
 /* mixed into sequence words and salts */
 #define CH_SEQ_MAGIC 0x9e3779b97f4a7c15ull
 

@@ -75,6 +75,71 @@ static uint64_t load_acq(const void *p)
 	return atomic_load_explicit((const _Atomic uint64_t *)p, memory_order_acquire);
 }
 
+/* c->direct: the record whose header, sequence word, pad and trailer are in
+ * place in the staging buffer at st, with its payload straight from iov
+ * (from skip, len bytes): one gather write [header, sequence word | the
+ * payload's pieces, registered through the cache | pad, trailer], so the
+ * trailer still lands last.  On a transport whose write is a copy by this
+ * CPU (shm) the staging copy would be a second copy on the same CPU; on an
+ * HCA the DMA engine makes the second, which is why the paper stages.  The
+ * write is signaled and waited for: the caller may reuse its buffers when
+ * put returns.  *taken 0 (nothing written): the payload has more pieces
+ * than the gather list holds, or one will not register; stage it. */
+static int record_write_direct(struct ibc_channel *c, const unsigned char *st, uint64_t pos,
+			       const struct iovec *iov, int n, size_t skip, uint64_t len, int *taken)
+{
+	struct ibc_xport_sge sge[IBC_XPORT_MAX_SGE];
+	struct ibc_xport_mr *mr[IBC_XPORT_MAX_SGE];
+	struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(c->deadline_ns);
+	int k = 1, i, nmr = 0, max = (int)c->x->caps.max_sge, rc = IBC_OK;
+	uint64_t want = len;
+	unsigned long polls = 0;
+
+	*taken = 0;
+	if (max > IBC_XPORT_MAX_SGE)
+		max = IBC_XPORT_MAX_SGE;
+	sge[0] = (struct ibc_xport_sge){ (uintptr_t)st, 16, c->stage->lkey };
+	for (i = 0; i < n && want > 0; i++) {
+		uint64_t l = iov[i].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		l = l - skip < want ? l - skip : want;
+		if (k >= max - 1 || ibc_regcache_get(c->rc, (char *)iov[i].iov_base + skip, l,
+						     IBC_XPORT_ACCESS_LOCAL_WRITE, &mr[nmr], NULL))
+			goto put;
+		sge[k++] = (struct ibc_xport_sge){ (uintptr_t)iov[i].iov_base + skip, (uint32_t)l,
+						   mr[nmr++]->lkey };
+		want -= l;
+		skip = 0;
+	}
+	sge[k++] = (struct ibc_xport_sge){ (uintptr_t)st + 16 + len, (uint32_t)(PAD8(len) - len + 8),
+					   c->stage->lkey };
+	*taken = 1;
+	c->direct_done = 0;
+	rc = ibc_xport_write(c->x, c->peer, sge, k, c->peer_rd.addr + pos, c->peer_rd.rkey,
+			     IBC_XPORT_WR_SIGNALED, ch_wrid(c, CH_WR_DIRECT, 0));
+	if (rc == IBC_OK)
+		c->outstanding++;
+	else
+		ibc_error("channel %s rank %d: RDMA write to rank %d: %s", c->d->name, c->x->rank,
+			  c->peer, ibc_status_str(rc));
+	while (rc == IBC_OK && !c->direct_done) {
+		rc = ch_service(c);
+		if (rc == IBC_OK && !c->direct_done) {
+			ibc_wait_relax(c->x->wait, &polls);
+			if ((polls & 255) == 0)
+				rc = ibc_wait_check(&dl);
+		}
+	}
+put:
+	for (i = 0; i < nmr; i++)
+		ibc_regcache_put(c->rc, mr[i]);
+	return rc;
+}
+
 /* One record of len payload bytes (from iov at skip, or src) at the head. */
 static int record_write(struct ibc_channel *c, unsigned type, const struct iovec *iov, int n,
 			size_t skip, const void *src, uint64_t len)
@@ -83,17 +148,23 @@ static int record_write(struct ibc_channel *c, unsigned type, const struct iovec
 	unsigned char *st = (unsigned char *)c->stage->addr + pos;
 	uint64_t hdr = hdr_make(len, type), sw = c->tx_seq ^ SEQ_MAGIC;
 	uint64_t trailer = trailer_of(c->tx_seq, len, c->tx_salt);
-	int rc;
+	int rc, taken = 0;
 
 	memcpy(st, &hdr, 8);
 	memcpy(st + 8, &sw, 8);
+	memset(st + 16 + len, 0, PAD8(len) - len);
+	memcpy(st + 16 + PAD8(len), &trailer, 8);
+	if (c->direct && src == NULL && len >= CH_DIRECT_MIN) {
+		rc = record_write_direct(c, st, pos, iov, n, skip, len, &taken);
+		if (taken)
+			goto written;
+	}
 	if (src)
 		memcpy(st + 16, src, len);
 	else
 		ch_iov_gather(st + 16, iov, n, skip, len);
-	memset(st + 16 + len, 0, PAD8(len) - len);
-	memcpy(st + 16 + PAD8(len), &trailer, 8);
 	rc = ch_write(c, st, c->stage->lkey, need, pos, 1);
+written:
 	if (rc == IBC_OK) {
 		c->head += REC_SPAN(len);
 		c->tx_seq++;

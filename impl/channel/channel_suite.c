@@ -167,6 +167,7 @@ static int cs_setup(struct ibc_suite_op *o)
 			cp.chunk_bytes = a->chunk;
 		if (a->lazy)
 			cp.lazy_bytes = a->lazy;
+		cp.staged = a->staged;
 		rc = ibc_channel_create(x, a->design, 1 - x->rank, &cp, &in->ch);
 		if (rc == IBC_OK)
 			rc = ibc_channel_setup(in->ch);
@@ -317,8 +318,9 @@ static int cs_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 			snprintf(buf, cap, "window=%ld", in->window);
 		return IBC_OK;
 	}
-	snprintf(buf, cap, "ring=%zu;chunk=%zu;lazy=%zu;window=%ld", opt_ring,
-		 a->chunk ? a->chunk : (size_t)16384, a->lazy ? a->lazy : opt_ring / 4, in->window);
+	snprintf(buf, cap, "ring=%zu;chunk=%zu;lazy=%zu;window=%ld;staged=%d", opt_ring,
+		 a->chunk ? a->chunk : (size_t)16384, a->lazy ? a->lazy : opt_ring / 4, in->window,
+		 a->staged || !ibc_channel_direct(in->ch));
 	return IBC_OK;
 }
 
@@ -419,6 +421,15 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		snprintf(nm, sizeof(nm), "piggyback-bw-l%zuk", lazies[k] / 1024);
 		snprintf(ds, sizeof(ds), "the lazy-update sweep: piggyback-bw writing the tail back "
 			 "every %zu KiB", lazies[k] / 1024);
+		n = add(out, cap, n, &a, nm, ds);
+	}
+	for (k = 0; k < 2; k++) {
+		struct cs_arg a = { .design = k ? "pipeline" : "piggyback", .kind = CS_BW, .staged = 1 };
+
+		snprintf(nm, sizeof(nm), "%s-bw-staged", a.design);
+		snprintf(ds, sizeof(ds), "%s-bw staging every packet, as the paper does (on a "
+			 "transport whose write is a CPU copy, %s-bw writes packets >= 4 KiB from the "
+			 "caller's buffer)", a.design, a.design);
 		n = add(out, cap, n, &a, nm, ds);
 	}
 	{

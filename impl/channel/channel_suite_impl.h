@@ -25,6 +25,7 @@ struct cs_arg {
 	int probe;                /* probe-write: the cache-line pattern, no transport */
 	enum cs_kind kind;
 	size_t chunk, lazy;       /* 0: the design's default */
+	int staged;               /* the paper's staging copy of every packet (channel.h) */
 };
 
 /* --validate: each message of an iteration has its own place in sbuf and

@@ -130,6 +130,9 @@ struct ibc_xport_caps {
 					   it (verbs: set, rxe's receive path is the
 					   kernel's; shm: 0, the writer stores), so a
 					   waiter must not keep its PU spinning for one */
+	int write_is_copy;              /* an RDMA write is a copy made by the posting
+					   CPU at post time (shm: set; verbs: 0, the
+					   device's DMA engine moves the bytes) */
 };
 
 /* ---------------------------------------------------------- instance ---- */

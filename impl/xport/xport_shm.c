@@ -829,6 +829,7 @@ static int shm_open_x(struct ibc_xport *x)
 	x->caps.user_mem = st->procfd;
 	x->caps.drop_injection = 1;
 	x->caps.write_needs_cpu = 0; /* the writer's own store */
+	x->caps.write_is_copy = 1;
 	st->stats.qps = (uint64_t)(x->size - 1);
 	st->stats.srqs = 1;
 	st->stats.conn_bytes = len;
