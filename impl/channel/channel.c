@@ -457,9 +457,13 @@ size_t ch_iov_scatter(const struct iovec *iov, int n, size_t skip, const void *s
 /* A receiver with nothing to take spins on the one word that changes when
  * something arrives: the next record's sequence word (the packet designs)
  * or the peer's head (basic), until it changes or polls reaches a multiple
- * of 256 (the caller's progress and deadline).  The spin is a load and a
- * pause, as the probe's: the detour through get costs its length again in
- * latency, on average half of it after the data lands. */
+ * of 256 (the caller's progress and deadline).  The spin is a pause (or a
+ * yield, ibc_wait_relax) and a load, as the probe's: the detour through get
+ * costs its length again in latency, on average half of it after the data
+ * lands.  It relaxes before it looks: a word that has changed for a record
+ * still landing (its trailer not in yet, as on Soft-RoCE, where the kernel
+ * lands it byte by byte on a CPU that must get to run) is no reason to spin
+ * without a pause or a yield. */
 static void rx_spin(const struct ibc_channel *c, enum ibc_wait w, unsigned long *polls)
 {
 	const _Atomic uint64_t *word;
@@ -476,11 +480,12 @@ static void rx_spin(const struct ibc_channel *c, enum ibc_wait w, unsigned long 
 		equal = 1;                     /* spin while it is the one seen */
 	}
 	do {
-		uint64_t v = atomic_load_explicit(word, memory_order_acquire);
+		uint64_t v;
 
+		ibc_wait_relax(w, polls);
+		v = atomic_load_explicit(word, memory_order_acquire);
 		if ((v == same) != equal)
 			return;
-		ibc_wait_relax(w, polls);
 	} while ((*polls & 255) != 0);
 }
 
