@@ -4,6 +4,7 @@
 #include "harness/avail.h"
 #include "harness/harness.h"
 #include "tools/summary.h"
+#include "boot/boot.h"
 #include "core/csv.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -205,6 +206,8 @@ static int launch_end(pid_t pid, const struct launch_wait *w, int *exit_code)
 		fprintf(stderr, "ibchar: %s: no new row for %g s (%s): ending it (%s)\n", w->what, w->timeout,
 			w->why, srun ? "scancel of its Slurm step" : "SIGTERM to its processes, 10 s to go");
 	rc = ibc_launch_stop(pid, w->slurm_name, grace, &how);
+	/* a rank ended between making a shared segment and unlinking it */
+	(void)ibc_boot_shm_sweep();
 	if (srun && how.cancelled == 0)
 		fprintf(stderr, "ibchar: %s: no Slurm step named %s found; sent SIGTERM to srun\n", w->what,
 			w->slurm_name);
