@@ -2,6 +2,7 @@
 #include "launcher/stop.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "core/timer.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -9,16 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* scancel ID, waited for */
 static int scancel_one(const char *id)
@@ -70,7 +62,7 @@ static int reap_by(pid_t pid, double deadline, int *status)
 		if (r < 0 && errno != EINTR)
 			return -1;
 		if (r == 0) {
-			if (now_s() >= deadline)
+			if ((double)ibc_timer_mono_ns() / 1e9 >= deadline)
 				return 0;
 			usleep(50000);
 		}
@@ -85,7 +77,7 @@ int ibc_launch_stop(pid_t pid, const char *slurm_name, double grace_s, struct ib
 	how->cancelled = ibc_launch_stop_slurm(slurm_name);
 	if (how->cancelled == 0)
 		kill(-pid, SIGTERM);
-	r = reap_by(pid, now_s() + grace_s, &how->status);
+	r = reap_by(pid, (double)ibc_timer_mono_ns() / 1e9 + grace_s, &how->status);
 	if (r == 0) {
 		how->killed = 1;
 		kill(-pid, SIGKILL);

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
+#include "core/timer.h"
 #include "core/topo.h"
 #include "launcher/hostcmd.h"
 #include "launcher/stop.h"
@@ -175,14 +176,6 @@ static void wait_on_signal(int sig)
 	wait_signal = sig;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static long long rows_size(const char *path)
 {
 	struct stat sb;
@@ -220,7 +213,7 @@ static int launch_end(pid_t pid, const struct launch_wait *w, int *exit_code)
 }
 
 /* Runs argv as the leader of its own process group and waits for it, at
- * most w->timeout seconds after its last new row (w NULL: no deadline). */
+ * most w->timeout seconds after its last new row (0: no deadline). */
 static int spawn_wait(char **argv, const struct launch_wait *w, int *exit_code)
 {
 	posix_spawn_file_actions_t fa;
@@ -256,8 +249,8 @@ static int spawn_wait(char **argv, const struct launch_wait *w, int *exit_code)
 	wait_signal = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	last_size = rows_size(w != NULL ? w->rows : NULL);
-	last_row = now_s();
+	last_size = rows_size(w->rows);
+	last_row = (double)ibc_timer_mono_ns() / 1e9;
 	while (!done) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 
@@ -267,21 +260,18 @@ static int spawn_wait(char **argv, const struct launch_wait *w, int *exit_code)
 			ibc_error("runner: waitpid: %s", strerror(errno));
 			rc = IBC_ERR_SYS;
 			done = 1;
-		} else if (wait_signal ||
-			   (w != NULL && w->timeout > 0 && now_s() - last_row > w->timeout)) {
-			static const struct launch_wait none = { .what = "the launch", .rows = "its results.csv" };
-
-			rc = launch_end(pid, w != NULL ? w : &none, exit_code);
+		} else if (wait_signal || (w->timeout > 0 && (double)ibc_timer_mono_ns() / 1e9 - last_row > w->timeout)) {
+			rc = launch_end(pid, w, exit_code);
 			sigaction(SIGINT, &old_int, NULL);
 			sigaction(SIGTERM, &old_term, NULL);
 			rc = rc != IBC_OK ? rc : wait_signal ? IBC_ERR_INTERRUPTED : IBC_ERR_TIMEOUT;
 			return rc;
 		} else {
 			usleep(100000);
-			size = rows_size(w != NULL ? w->rows : NULL);
+			size = rows_size(w->rows);
 			if (size != last_size) {
 				last_size = size;
-				last_row = now_s();
+				last_row = (double)ibc_timer_mono_ns() / 1e9;
 			}
 		}
 	}
@@ -344,10 +334,14 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 
 	/* the deadline: a point takes its budget, a fifth more of warm-up,
 	 * the setup of its variants; a launch that writes no row for three
-	 * budgets and a minute is stuck */
+	 * budgets and a minute is stuck.  A self-launched suite bounds each of
+	 * its jobs itself (the launch suite: 120 s, a row after its trials) */
 	if (o->timeout >= 0) {
 		w.timeout = o->timeout;
 		snprintf(why, sizeof(why), "--timeout %g", o->timeout);
+	} else if (s->self_launched) {
+		w.timeout = 1800;
+		snprintf(why, sizeof(why), "%s bounds its own jobs: 1800 s; --timeout sets it", s->name);
 	} else {
 		double b = o->budget >= 0 ? o->budget : 10;
 
