@@ -18,10 +18,10 @@ static int scancel_one(const char *id)
 	char *argv[] = { "scancel", (char *)id, NULL };
 	extern char **environ;
 	pid_t pid;
-	int status = 0;
+	int status = 0, err = posix_spawnp(&pid, "scancel", NULL, NULL, argv, environ);
 
-	if (posix_spawnp(&pid, "scancel", NULL, NULL, argv, environ) != 0) {
-		ibc_error("launch: cannot run scancel %s: %s", id, strerror(errno));
+	if (err != 0) {
+		ibc_error("launch: cannot run scancel %s: %s", id, strerror(err));
 		return IBC_ERR_SYS;
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
