@@ -35,7 +35,7 @@ static struct {
 	int armed, rank;
 	char where[32];
 	long at;
-	long points; /* the points set up so far (hang) */
+	long points; /* variant setups so far, one per variant per point (hang) */
 } fault;
 
 /* IBC_FAULT, read once at start-up: the check in the timed run is then a
@@ -57,7 +57,7 @@ int ibc_suite_fault(const char *where, int rank, long n)
 	return IBC_ERR_IO;
 }
 
-/* IBC_FAULT=hang:RANK:N: rank RANK stops at the setup of its N-th point and
+/* IBC_FAULT=hang:RANK:N: rank RANK stops at its N-th variant setup and
  * never returns (until a signal ends it), as a rank stuck in the network
  * would: the test of every deadline above the bench. */
 static void fault_hang(int rank, long point)
