@@ -49,7 +49,7 @@ static const struct ibc_opt_spec list_spec = {
 	.opts = list_opts,
 };
 
-static struct ibc_harness_runner_opts run_o = { .iters = 0, .warmup = -1, .budget = -1,
+static struct ibc_harness_runner_opts run_o = { .iters = 0, .warmup = -1, .budget = -1, .timeout = -1,
 						 .sync = IBC_HARNESS_SYNC_AUTO };
 static const char *run_mpi_default;
 
@@ -78,6 +78,9 @@ static const struct ibc_opt run_opts[] = {
 	  .help = "warm-up iterations (-1: OSU default)", .min = -1, .max = 1e9 },
 	{ .name = "budget", .short_name = 'b', .type = IBC_OPT_DOUBLE, .dest = &run_o.budget, .metavar = "S",
 	  .help = "time budget per point in seconds (-1: the bench's default)", .min = -1, .max = 1e6 },
+	{ .name = "timeout", .type = IBC_OPT_DOUBLE, .dest = &run_o.timeout, .metavar = "S",
+	  .help = "end a launch that writes no row for S seconds, rows so far kept (-1: 3 x the budget "
+		  "+ 60 s, 600 s without one; 0: never)", .min = -1, .max = 1e7 },
 	{ .name = "hosts", .short_name = 'H', .type = IBC_OPT_STRING, .dest = &run_o.hosts, .metavar = "LIST",
 	  .help = "launch suite: host counts to sweep (test hosts ibc-h1.., scripts/testhosts up N)" },
 	{ .name = "ppn", .type = IBC_OPT_STRING, .dest = &run_o.ppn, .metavar = "LIST",

@@ -76,6 +76,10 @@ int ibc_boot_agree(struct ibc_boot *b, int mine, int *agreed);
  * and the owner unlinks the name at once, so nothing is left in /dev/shm even
  * if a rank dies later.  *out = the mapping (NULL where map == 0); release it
  * with munmap(*out, len).  The status is the same on every rank. */
+/* The names ibc_boot_shm_map left in /dev/shm because their owner died
+ * between making and unlinking one (a job ended by a timeout while a rank
+ * waited for a peer): unlinked when their owner's pid is gone.  How many. */
+int ibc_boot_shm_sweep(void);
 int ibc_boot_shm_map(struct ibc_boot *b, int owner, const char *tag, size_t len, int map,
 		     void **out);
 

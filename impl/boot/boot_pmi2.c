@@ -16,6 +16,8 @@
 #include "core/status.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +51,60 @@ static int wire_write(int fd, const char *s, size_t n)
 	return IBC_OK;
 }
 
+/* The read deadline: IBC_TIMEOUT seconds (`ibchar run` sets it to its
+ * launch's deadline), else 600; 0: none.  A fence waits for every rank, so
+ * one that never comes ends the wait of all the others. */
+static double read_timeout_s(void)
+{
+	const char *e = getenv("IBC_TIMEOUT");
+	char *end;
+	double t;
+
+	if (e == NULL || *e == '\0')
+		return 600;
+	t = strtod(e, &end);
+	return *end == '\0' && t >= 0 ? t : 600;
+}
+
+/* ibc_fs_read_all with a deadline: IBC_ERR_TIMEOUT (said, with this rank
+ * and the deadline) when the process manager sends nothing for that long. */
+static int read_timed(int fd, char *s, size_t n)
+{
+	double t = read_timeout_s();
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	while (n > 0 && t > 0) {
+		r = poll(&p, 1, t * 1000 > INT_MAX ? INT_MAX : (int)(t * 1000));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			const char *rank = getenv("PMI_RANK");
+
+			ibc_error("boot pmi2: rank %s: no answer from the process manager (srun's step daemon on "
+				  "this node) in %g s (IBC_TIMEOUT): some rank never reached the fence, or the "
+				  "step is lost", rank != NULL ? rank : "?", t);
+			return IBC_ERR_TIMEOUT;
+		}
+		if (r < 0)
+			return IBC_ERR_IO;
+		r = (int)read(fd, s, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r == 0 ? IBC_ERR_CLOSED : IBC_ERR_IO;
+		s += r;
+		n -= (size_t)r;
+	}
+	return n == 0 ? IBC_OK : ibc_fs_read_all(fd, s, n);
+}
+
 static int wire_read(int fd, char *s, size_t n)
 {
-	int rc = ibc_fs_read_all(fd, s, n);
+	int rc = read_timed(fd, s, n);
 
+	if (rc == IBC_ERR_TIMEOUT)
+		return rc;
 	if (rc != IBC_OK)
 		ibc_error("boot pmi2: the process manager closed the connection%s%s",
 			  rc == IBC_ERR_IO ? ": " : "", rc == IBC_ERR_IO ? strerror(errno) : "");

@@ -4,7 +4,9 @@
 #include "core/log.h"
 #include "core/status.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,6 +14,31 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+int ibc_boot_shm_sweep(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+	char tag[64], name[300];
+	int pid, n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		/* /ibchar-TAG-PID-SEQ, TAG without a '-' */
+		if (sscanf(e->d_name, "ibchar-%63[^-]-%d-", tag, &pid) != 2 || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(name, sizeof(name), "/%s", e->d_name);
+		if (shm_unlink(name) == 0) {
+			ibc_info("boot shm: removed %s, left by a rank that was ended", name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
 
 int ibc_boot_shm_map(struct ibc_boot *b, int owner, const char *tag, size_t len, int map,
 		     void **out)

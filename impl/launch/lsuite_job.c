@@ -4,6 +4,7 @@
  * its processes' stamps into the phases.  See lsuite.h. */
 #include "launch/lsuite_priv.h"
 #include "launcher/hostcmd.h"
+#include "launcher/stop.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "core/topo.h"
@@ -26,6 +27,7 @@ struct job {
 	char *argv[ARGS_MAX + 1];
 	char store[ARGS_MAX][256];
 	int argc;
+	char slurm_name[32]; /* srun's step, for a scancel on timeout */
 };
 
 static void job_arg(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -94,6 +96,7 @@ static int job_build(const struct ls *ls, const struct jobspec *js, const char *
 	char stages[16];
 
 	j->argc = 0;
+	j->slurm_name[0] = '\0';
 	switch (s->kind) {
 	case L_TREE:
 	case L_FLAT:
@@ -201,6 +204,7 @@ static int job_build(const struct ls *ls, const struct jobspec *js, const char *
 							    s->kind == L_SRUN_PMIX ? "pmix" : "pmi2")) != IBC_OK)
 			return IBC_ERR_INVAL;
 		job_arg(j, "--time=%ld", (ls->o->timeout_s + 59) / 60);
+		snprintf(j->slurm_name, sizeof(j->slurm_name), "%s", hc.name);
 		break;
 	}
 	switch (js->prog) {
@@ -250,9 +254,11 @@ static pid_t spawn_job(char **argv, const char *log)
 	return pid;
 }
 
-/* Waits for pid up to timeout_s (then the process group is killed): the
- * exit status (128+N for a signal, 124 for the timeout) and the instant. */
-static int wait_job(pid_t pid, long timeout_s, int64_t *t_exit)
+/* Waits for pid up to timeout_s, then ends the job its launcher's way
+ * (launcher/stop.h: scancel of srun's step, else SIGTERM to the group and
+ * SIGKILL 10 s later): the exit status (128+N for a signal, 124 for the
+ * timeout) and the instant. */
+static int wait_job(pid_t pid, const char *slurm_name, long timeout_s, int64_t *t_exit)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0, timed_out = 0;
 
@@ -269,9 +275,14 @@ static int wait_job(pid_t pid, long timeout_s, int64_t *t_exit)
 	}
 	*t_exit = ibc_launch_stamp_now();
 	if (timed_out) {
-		kill(-pid, SIGTERM);
-		usleep(200000);
-		kill(-pid, SIGKILL);
+		struct ibc_launch_stop_how how;
+
+		(void)ibc_launch_stop(pid, slurm_name[0] != '\0' ? slurm_name : NULL,
+				      slurm_name[0] != '\0' ? 40 : 10, &how);
+		fprintf(stderr, "launch: the job ran out of its %ld s: %s%s\n", timeout_s,
+			how.cancelled ? "its Slurm step cancelled" : "SIGTERM to its launcher",
+			how.killed ? ", then killed" : "");
+		return 124;
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -279,8 +290,6 @@ static int wait_job(pid_t pid, long timeout_s, int64_t *t_exit)
 		*t_exit = ibc_launch_stamp_now();
 	/* whatever the launcher left in its group goes too */
 	kill(-pid, SIGKILL);
-	if (timed_out)
-		return 124;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -327,7 +336,7 @@ int ibc_lsuite_job_do(struct ls *ls, const struct jobspec *js, struct result *re
 	pid = spawn_job(j.argv, log);
 	if (pid < 0)
 		return IBC_ERR_SYS;
-	code = wait_job(pid, ls->o->timeout_s, &t1);
+	code = wait_job(pid, j.slurm_name, ls->o->timeout_s, &t1);
 	if (code != 0) {
 		fprintf(stderr, "launch: %s %s at %dx%d%s failed with exit %d%s; its output:\n", js->s->name,
 			ibc_lsuite_prog_names[js->prog], js->h, js->c, js->m > 1 ? " (multiplied)" : "", code,

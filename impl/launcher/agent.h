@@ -73,6 +73,7 @@ struct ibc_launch_agent {
 	struct ibc_launch_getwait *gets;
 	struct ibc_launch_ctr ctr;
 	int terminating, parent_lost, done_sent, killed;
+	int stragglers_said;           /* the ranks an unfinished collective waited for: logged */
 	double kill_at;
 	/* root only */
 	int failed, fail_code;

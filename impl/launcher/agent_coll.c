@@ -43,6 +43,74 @@ void ibc_launch_agent_coll_free(struct ibc_launch_agent *a, struct ibc_launch_co
 	free(c);
 }
 
+void ibc_launch_agent_coll_missing(struct ibc_launch_agent *a, char *out, size_t cap)
+{
+	struct ibc_launch_coll *c, *old = NULL;
+	int np = (int)a->job.np, r, n, k, miss, more = 0;
+	unsigned char *seen;
+	struct ibc_launch_rd rd;
+	const char *host, *last = NULL;
+	size_t used;
+	uint32_t i;
+
+	out[0] = '\0';
+	for (c = a->colls; c; c = c->next)
+		if (old == NULL || c->seq < old->seq)
+			old = c;
+	if (old == NULL || np <= 0 || (seen = calloc((size_t)np, 1)) == NULL)
+		return;
+	ibc_launch_rd_init(&rd, ibc_launch_buf_head(&old->ent), ibc_launch_buf_avail(&old->ent));
+	for (i = 0; i < old->nent; i++) {
+		uint32_t rk = ibc_launch_rd_u32(&rd);
+		size_t l;
+
+		(void)ibc_launch_rd_bytes(&rd, &l);
+		if (rd.err)
+			break;
+		if (rk < (uint32_t)np)
+			seen[rk] = 1;
+	}
+	used = (size_t)snprintf(out, cap, "collective %u has %u of %d ranks; none yet from", old->seq, old->nent, np);
+	/* the hosts of the missing ranks, each once with its count (ranks are
+	 * in blocks per host) */
+	for (r = 0; r < np && used < cap; r = n) {
+		host = ibc_launch_host_of(a, r);
+		for (n = r; n < np && ibc_launch_host_of(a, n) == host; n++)
+			;
+		for (miss = 0, k = r; k < n; k++)
+			miss += !seen[k];
+		if (miss == 0)
+			continue;
+		if (more++ >= 8) {
+			used += (size_t)snprintf(out + used, cap - used, " ...");
+			break;
+		}
+		used += (size_t)snprintf(out + used, cap - used, "%s %s (%d rank%s)", last != NULL ? "," : "", host,
+					 miss, miss == 1 ? "" : "s");
+		last = host;
+	}
+	free(seen);
+}
+
+void ibc_launch_agent_coll_stragglers(struct ibc_launch_agent *a)
+{
+	struct ibc_launch_coll *c, *old = NULL;
+	int j;
+
+	for (c = a->colls; c; c = c->next)
+		if (c->nent > 0 && (old == NULL || c->seq < old->seq))
+			old = c;
+	if (old == NULL)
+		return;
+	for (j = 0; j < a->nproc; j++) {
+		const struct ibc_launch_proc *p = &a->proc[j];
+
+		if (!p->finished && p->coll_seq <= old->seq)
+			ibc_error("launch: rank %d on %s never joined collective %u (%u rank%s had)", p->rank,
+				  ibc_launch_host_of(a, p->rank), old->seq, old->nent, old->nent == 1 ? "" : "s");
+	}
+}
+
 static int coll_expect(const struct ibc_launch_agent *a)
 {
 	return a->me == 0 ? (int)a->job.np : a->subtree_ranks;

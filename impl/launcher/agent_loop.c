@@ -579,8 +579,17 @@ int ibc_launch_agent_run(struct ibc_launch_agent *a)
 				ibc_launch_fail(a, -1, 1, "the node agent on %s did not connect within %d s",
 						a->job.hosts[c->idx - 1], IBC_LAUNCH_CONNECT_TIMEOUT);
 		}
-		if (a->me == 0 && a->timeout > 0 && !a->terminating && now > a->deadline)
-			ibc_launch_fail(a, -1, 124, "the job timed out after %g s", a->timeout);
+		if (a->me == 0 && a->timeout > 0 && !a->terminating && now > a->deadline) {
+			char miss[400];
+
+			ibc_launch_agent_coll_missing(a, miss, sizeof(miss));
+			ibc_launch_fail(a, -1, 124, "the job timed out after %g s%s%s", a->timeout,
+					miss[0] != '\0' ? ": " : "", miss);
+		}
+		if (a->terminating && !a->stragglers_said) {
+			a->stragglers_said = 1;
+			ibc_launch_agent_coll_stragglers(a);
+		}
 		if (a->terminating && !a->killed && now > a->kill_at) {
 			int j;
 

@@ -73,6 +73,14 @@ void ibc_launch_proc_proto_error(struct ibc_launch_agent *a, struct ibc_launch_p
 /* agent_coll.c */
 struct ibc_launch_coll *ibc_launch_agent_coll_find(struct ibc_launch_agent *a, uint32_t seq, int create);
 void ibc_launch_agent_coll_free(struct ibc_launch_agent *a, struct ibc_launch_coll *c);
+/* Root: who the oldest unfinished collective still waits for, as text
+ * ("collective 7 has 56 of 64 ranks; none yet from ibc-h5 (8 ranks)"), or
+ * "" when none waits. */
+void ibc_launch_agent_coll_missing(struct ibc_launch_agent *a, char *out, size_t cap);
+/* An agent whose job ends: logs each local rank that had not joined the
+ * oldest unfinished collective that other ranks of this node had joined
+ * (the rank that did not answer). */
+void ibc_launch_agent_coll_stragglers(struct ibc_launch_agent *a);
 void ibc_launch_proc_coll(struct ibc_launch_agent *a, struct ibc_launch_proc *p, int op, int root,
 			  const void *data, size_t len, int wait);
 void ibc_launch_coll_down(struct ibc_launch_agent *a, struct ibc_launch_coll *c, const void *pl, size_t n);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static unsigned seq; /* srun job names */
+
 static void hostcmd_arg(struct ibc_launch_hostcmd *c, const char *s)
 {
 	if (c->argc >= IBC_LAUNCH_HOSTCMD_MAX)
@@ -35,6 +37,7 @@ static int hostcmd_start(struct ibc_launch_hostcmd *c, const char *what, const c
 	c->argc = 0;
 	c->argv[0] = NULL;
 	c->err[0] = '\0';
+	c->name[0] = '\0';
 	if (prog == NULL || *prog == '\0') {
 		snprintf(c->err, sizeof(c->err), "%s: no program", what);
 		return IBC_ERR_INVAL;
@@ -83,6 +86,8 @@ int ibc_launch_hostcmd_srun(struct ibc_launch_hostcmd *c, const char *srun, int 
 	if (ppn > 0)
 		hostcmd_argf(c, "--ntasks-per-node=%d", ppn);
 	hostcmd_argf(c, "--mpi=%s", pmi);
+	snprintf(c->name, sizeof(c->name), "ibc-%d-%u", (int)getpid(), seq++);
+	hostcmd_argf(c, "--job-name=%s", c->name);
 	return IBC_OK;
 }
 

@@ -13,12 +13,14 @@ struct ibc_launch_hostcmd {
 	char store[IBC_LAUNCH_HOSTCMD_MAX][32];        /* the numbers and --options formatted */
 	int argc;
 	char err[160];                                 /* why a build was refused */
+	char name[32];                                 /* srun: the step's --job-name, unique */
 };
 
 /* "MPIRUN -n NP".  IBC_ERR_INVAL (c->err says why) for no program or NP < 1. */
 int ibc_launch_hostcmd_mpirun(struct ibc_launch_hostcmd *c, const char *mpirun, int np);
-/* "SRUN [-N NODES] -n NP [--ntasks-per-node=PPN] --mpi=PMI": NODES and PPN
- * left out when 0, PMI pmi2 or pmix.  IBC_ERR_INVAL (c->err says why) for no
+/* "SRUN [-N NODES] -n NP [--ntasks-per-node=PPN] --mpi=PMI --job-name=NAME":
+ * NODES and PPN left out when 0, PMI pmi2 or pmix, NAME (c->name) unique on
+ * this machine, so a timeout can scancel the step (launcher/stop.h).  IBC_ERR_INVAL (c->err says why) for no
  * program, NP < 1, NODES or PPN < 0, another PMI. */
 int ibc_launch_hostcmd_srun(struct ibc_launch_hostcmd *c, const char *srun, int nodes, int np, int ppn,
 			    const char *pmi);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_VARIANTS 64
 #define MAX_OPTS 64
@@ -34,6 +35,7 @@ static struct {
 	int armed, rank;
 	char where[32];
 	long at;
+	long points; /* variant setups so far, one per variant per point (hang) */
 } fault;
 
 /* IBC_FAULT, read once at start-up: the check in the timed run is then a
@@ -53,6 +55,18 @@ int ibc_suite_fault(const char *where, int rank, long n)
 		return IBC_OK;
 	ibc_error("IBC_FAULT: rank %d fails at %s %ld (injected)", rank, where, n);
 	return IBC_ERR_IO;
+}
+
+/* IBC_FAULT=hang:RANK:N: rank RANK stops at its N-th variant setup and
+ * never returns (until a signal ends it), as a rank stuck in the network
+ * would: the test of every deadline above the bench. */
+static void fault_hang(int rank, long point)
+{
+	if (!fault.armed || strcmp(fault.where, "hang") != 0 || fault.rank != rank || fault.at != point)
+		return;
+	ibc_error("IBC_FAULT: rank %d hangs at point %ld (injected)", rank, point);
+	for (;;)
+		pause();
 }
 
 /* -------------------------------------------------------- validation ---- */
@@ -188,6 +202,7 @@ static int h_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, vo
 	o->pt = pt;
 	o->runs = 0;
 	o->iter = 0;
+	fault_hang(o->ctx->boot->rank, ++fault.points);
 	rc = ibc_suite_fault("setup", o->ctx->boot->rank, 1);
 	if (rc == IBC_OK && o->v->setup != NULL)
 		rc = o->v->setup(o);

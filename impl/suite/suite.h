@@ -33,7 +33,10 @@
  *
  * Fault injection for tests: IBC_FAULT="WHERE:RANK[:N]" makes rank RANK
  * fail (IBC_ERR_IO) at WHERE = setup, run (the N-th call, default 1), b2b
- * (the N-th back-to-back operation) or counters.
+ * (the N-th back-to-back operation) or counters; WHERE = hang makes it
+ * stop for good at its N-th variant setup (one per variant per point: with
+ * one variant, its N-th point; rows of the points before are written), for
+ * the tests of the deadlines of `ibchar run --timeout`.
  *
  * Validation (--validate): a variant's validate callback says whether what
  * it checked held; the row gets valid=1 or valid=0 and checked=<the

@@ -4,17 +4,21 @@
 #include "harness/avail.h"
 #include "harness/harness.h"
 #include "tools/summary.h"
+#include "boot/boot.h"
 #include "core/csv.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/opt.h"
 #include "core/status.h"
+#include "core/timer.h"
 #include "core/topo.h"
 #include "launcher/hostcmd.h"
+#include "launcher/stop.h"
 #include "logp/logp_model.h"
 
 #include <errno.h>
 #include <libgen.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,12 +160,70 @@ static int can_run_here(const char *bindir, const struct ibc_suite *s, int verbs
 	return 1;
 }
 
-static int spawn_wait(char **argv, int *exit_code)
+/* What the wait of one launch knows: its deadline and how to end it. */
+struct launch_wait {
+	const char *what;       /* "barrier at 4 ranks (launcher fork)" */
+	const char *rows;       /* the results.csv whose growth is progress */
+	double timeout;         /* seconds without a new row; 0: none */
+	const char *why;        /* how the timeout was chosen */
+	const char *slurm_name; /* srun's step name, else NULL */
+};
+
+static volatile sig_atomic_t wait_signal;
+
+static void wait_on_signal(int sig)
+{
+	wait_signal = sig;
+}
+
+static long long rows_size(const char *path)
+{
+	struct stat sb;
+
+	return path != NULL && stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+/* The launch ran out of time or the runner was interrupted: end it through
+ * its launcher (launcher/stop.h), say how; *exit_code 124 (timeout) or
+ * 128 + the signal. */
+static int launch_end(pid_t pid, const struct launch_wait *w, int *exit_code)
+{
+	int srun = w->slurm_name != NULL;
+	double grace = srun ? 40 : 10; /* Slurm's KillWait is 30 s by default */
+	struct ibc_launch_stop_how how;
+	int rc;
+
+	if (wait_signal)
+		fprintf(stderr, "ibchar: %s: interrupted (%s): ending it\n", w->what, strsignal(wait_signal));
+	else
+		fprintf(stderr, "ibchar: %s: no new row for %g s (%s): ending it (%s)\n", w->what, w->timeout,
+			w->why, srun ? "scancel of its Slurm step" : "SIGTERM to its processes, 10 s to go");
+	rc = ibc_launch_stop(pid, w->slurm_name, grace, &how);
+	/* a rank ended between making a shared segment and unlinking it */
+	(void)ibc_boot_shm_sweep();
+	if (srun && how.cancelled == 0)
+		fprintf(stderr, "ibchar: %s: no Slurm step named %s found; sent SIGTERM to srun\n", w->what,
+			w->slurm_name);
+	if (how.killed)
+		fprintf(stderr, "ibchar: %s: still running %g s later: killed\n", w->what, grace);
+	fprintf(stderr, "ibchar: %s: ended; the rows of its finished points are kept in %s\n", w->what,
+		w->rows);
+	*exit_code = wait_signal ? 128 + wait_signal : 124;
+	return rc;
+}
+
+/* Runs argv as the leader of its own process group and waits for it, at
+ * most w->timeout seconds after its last new row (0: no deadline). */
+static int spawn_wait(char **argv, const struct launch_wait *w, int *exit_code)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	struct sigaction sa, old_int, old_term;
 	extern char **environ;
+	long long size, last_size;
+	double last_row;
 	pid_t pid;
-	int status, err;
+	int status = 0, err, rc = IBC_OK, done = 0;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -169,18 +231,56 @@ static int spawn_wait(char **argv, int *exit_code)
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		return IBC_ERR_NOMEM;
 	posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
-	err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	err = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	if (err != 0) {
 		ibc_error("runner: cannot run %s: %s", argv[0], strerror(err));
 		return IBC_ERR_SYS;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
+	/* its own group no longer gets the terminal's ^C: the runner passes
+	 * it on, the launcher's own way */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = wait_on_signal;
+	sigemptyset(&sa.sa_mask);
+	wait_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	last_size = rows_size(w->rows);
+	last_row = (double)ibc_timer_mono_ns() / 1e9;
+	while (!done) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid) {
+			done = 1;
+		} else if (r < 0 && errno != EINTR) {
 			ibc_error("runner: waitpid: %s", strerror(errno));
-			return IBC_ERR_SYS;
+			rc = IBC_ERR_SYS;
+			done = 1;
+		} else if (wait_signal || (w->timeout > 0 && (double)ibc_timer_mono_ns() / 1e9 - last_row > w->timeout)) {
+			rc = launch_end(pid, w, exit_code);
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGTERM, &old_term, NULL);
+			rc = rc != IBC_OK ? rc : wait_signal ? IBC_ERR_INTERRUPTED : IBC_ERR_TIMEOUT;
+			return rc;
+		} else {
+			usleep(100000);
+			size = rows_size(w->rows);
+			if (size != last_size) {
+				last_size = size;
+				last_row = (double)ibc_timer_mono_ns() / 1e9;
+			}
 		}
 	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	/* whatever the launcher left in its group goes too */
+	kill(-pid, SIGKILL);
+	if (rc != IBC_OK)
+		return rc;
 	if (WIFEXITED(status)) {
 		*exit_code = WEXITSTATUS(status);
 	} else {
@@ -227,9 +327,33 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	const char *build_mpi;
 	struct argv_buf a = { .n = 0 };
 	struct ibc_launch_hostcmd hc;
-	char bench[4200], mpirun[4200], prog[64], budget[32];
+	char bench[4200], mpirun[4200], prog[64], budget[32], what[160], rows[4200], why[96], tmo[32];
+	struct launch_wait w = { .what = what, .rows = rows, .why = why };
 	struct ibc_topo_info ti;
 	int rc;
+
+	/* the deadline: a point takes its budget, a fifth more of warm-up,
+	 * the setup of its variants; a launch that writes no row for three
+	 * budgets and a minute is stuck.  A self-launched suite bounds each of
+	 * its jobs itself (the launch suite: 120 s, a row after its trials) */
+	if (o->timeout >= 0) {
+		w.timeout = o->timeout;
+		snprintf(why, sizeof(why), "--timeout %g", o->timeout);
+	} else if (s->self_launched) {
+		w.timeout = 1800;
+		snprintf(why, sizeof(why), "%s bounds its own jobs: 1800 s; --timeout sets it", s->name);
+	} else {
+		double b = o->budget >= 0 ? o->budget : 10;
+
+		w.timeout = b > 0 ? 3 * b + 60 : 600;
+		snprintf(why, sizeof(why), b > 0 ? "3 x the %g s budget + 60 s; --timeout sets it" :
+			 "no budget: 600 s; --timeout sets it", b);
+	}
+	snprintf(rows, sizeof(rows), "%s/results.csv", out);
+	snprintf(what, sizeof(what), "%s", s->name);
+	/* the ranks' own waits (PMI-2 reads) end at the same deadline */
+	snprintf(tmo, sizeof(tmo), "%g", w.timeout);
+	setenv("IBC_TIMEOUT", tmo, 1);
 
 	if (s->self_launched) {
 		/* the bench starts its own jobs: once, here, over --hosts x --ppn */
@@ -258,8 +382,7 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			arg_add(&a, "--iters");
 			arg_addf(&a, o->iters);
 		}
-		(void)n;
-		return spawn_wait(a.v, exit_code);
+		return spawn_wait(a.v, &w, exit_code);
 	}
 	if (strcmp(launcher, "mpirun") == 0 && mpi == NULL)
 		mpi = "openmpi";
@@ -322,6 +445,7 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			return rc;
 		}
 		arg_add_all(&a, hc.argv);
+		w.slurm_name = hc.name;
 		if (strcmp(x, "shm") == 0 ||
 		    (strcmp(x, "auto") == 0 && ibc_harness_avail_verbs(devs, sizeof(devs)) <= 0))
 			arg_add(&a, "-N1");
@@ -394,7 +518,8 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 			fprintf(stderr, " %s", a.v[i]);
 		fprintf(stderr, "\n");
 	}
-	rc = spawn_wait(a.v, exit_code);
+	snprintf(what, sizeof(what), "%s at %d ranks (launcher %s)", s->name, n, launcher);
+	rc = spawn_wait(a.v, &w, exit_code);
 	return rc;
 }
 
@@ -511,6 +636,8 @@ static int run_pass(const struct ibc_harness_runner_opts *o, const struct ibc_su
 					"launcher: --ranks, --mpi and --launcher do not apply to it\n", s->name);
 			code = 1;
 			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, 1, &code);
+			if (rc == IBC_ERR_INTERRUPTED)
+				return rc;
 			if (rc == IBC_OK && code == 2) {
 				fprintf(stderr, "ibchar: %s rejected its options (exit 2)\n", s->name);
 				return IBC_ERR_INVAL;
@@ -542,6 +669,8 @@ static int run_pass(const struct ibc_harness_runner_opts *o, const struct ibc_su
 			}
 			code = 1;
 			rc = one_launch(o, s, have != NULL ? mine : NULL, out, run_id, n, &code);
+			if (rc == IBC_ERR_INTERRUPTED)
+				return rc;
 			if (rc == IBC_ERR_UNSUPPORTED)
 				continue;
 			if (rc == IBC_OK && code == 2) {

@@ -17,6 +17,10 @@ struct ibc_harness_runner_opts {
 	int sync;                    /* an enum ibc_harness_sync_mode; AUTO: not passed */
 	long iters, warmup;          /* 0 / -1: not passed */
 	double budget;               /* < 0: not passed */
+	/* a launch that writes no row for this long is ended (its launcher's
+	 * own way, then by force): < 0: derived from the budget (3 x budget +
+	 * 60 s; 600 s with no budget); 0: no deadline */
+	double timeout;
 	int validate;
 	long repeat;                 /* passes of the whole sweep, each its own run_id (0, 1: one) */
 	int dry_run;                 /* check the options, suites and variants; make and run nothing */

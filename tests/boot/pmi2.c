@@ -138,6 +138,9 @@ static void fake_server(int fd, int mode)
 			reply(fd, bad ? "cmd=kvs-put-response;rc=7;errmsg=full;; try later;"
 				      : "cmd=kvs-put-response;rc=0;");
 		} else if (strncmp(msg, "cmd=kvs-fence;", 14) == 0) {
+			if (mode == 2)
+				for (;;)
+					pause(); /* a fence some rank never reaches */
 			reply(fd, "cmd=kvs-fence-response;rc=0;");
 		} else if (strncmp(msg, "cmd=kvs-get;", 12) == 0) {
 			serve_get(fd, msg, len_of_seq, kvs, &nk);
@@ -231,6 +234,18 @@ static void test_fake(void)
 
 	pid = server_start(1);
 	tap_is_int(ibc_boot_pmi2_open(&b), IBC_ERR_PROTO, "a server that is not PMI-2: protocol error");
+	server_end(pid);
+	/* a fence that never ends: the read's deadline (IBC_TIMEOUT) ends it */
+	pid = server_start(2);
+	setenv("IBC_TIMEOUT", "0.3", 1);
+	rc = ibc_boot_pmi2_open(&b);
+	tap_is_int(rc, IBC_OK, "a server that never ends a fence: open");
+	if (rc == IBC_OK) {
+		tap_is_int(ibc_boot_barrier(b), IBC_ERR_TIMEOUT, "... the barrier (a fence) times out (IBC_TIMEOUT 0.3)");
+		(void)ibc_boot_close(b); /* its finalize times out too: freed */
+	}
+	unsetenv("IBC_TIMEOUT");
+	kill(pid, SIGKILL);
 	server_end(pid);
 	unsetenv("PMI_FD");
 	tap_is_int(ibc_boot_pmi2_open(&b), IBC_ERR_NOTFOUND, "no PMI_FD: not found");

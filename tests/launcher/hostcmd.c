@@ -5,6 +5,7 @@
 #include "launcher/hostcmd.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,20 +28,27 @@ int main(void)
 {
 	struct ibc_launch_hostcmd c;
 	const char *allow, *confirm;
+	char want[128];
 
 	tap_plan_none();
 	tap_is_int(ibc_launch_hostcmd_mpirun(&c, "/usr/bin/mpirun.openmpi", 4), IBC_OK, "mpirun");
 	tap_is_str(joined(&c), "/usr/bin/mpirun.openmpi -n 4", "... its argv");
 	tap_ok(c.argv[c.argc] == NULL, "... NULL-terminated");
 	tap_is_int(ibc_launch_hostcmd_srun(&c, "srun", 0, 8, 0, "pmi2"), IBC_OK, "srun as ibchar run starts it");
-	tap_is_str(joined(&c), "srun -n 8 --mpi=pmi2", "... its argv");
+	snprintf(want, sizeof(want), "srun -n 8 --mpi=pmi2 --job-name=ibc-%d-0", (int)getpid());
+	tap_is_str(joined(&c), want, "... its argv, the step named for a scancel");
+	snprintf(want, sizeof(want), "ibc-%d-0", (int)getpid());
+	tap_is_str(c.name, want, "... the name kept");
 	tap_is_int(ibc_launch_hostcmd_srun(&c, "/usr/bin/srun", 3, 12, 4, "pmix"), IBC_OK,
 		   "srun as the launch suite starts it");
-	tap_is_str(joined(&c), "/usr/bin/srun -N 3 -n 12 --ntasks-per-node=4 --mpi=pmix", "... its argv");
+	snprintf(want, sizeof(want), "/usr/bin/srun -N 3 -n 12 --ntasks-per-node=4 --mpi=pmix --job-name=ibc-%d-1",
+		 (int)getpid());
+	tap_is_str(joined(&c), want, "... its argv, another name");
 
 	tap_is_int(ibc_launch_hostcmd_mpirun(&c, "mpirun", 0), IBC_ERR_INVAL, "mpirun of 0 processes: refused");
 	tap_is_str(c.err, "mpirun: 0 processes (at least 1)", "... saying why");
 	tap_is_int(c.argc, 0, "... and an empty argv");
+	tap_is_str(c.name, "", "... and no step name");
 	tap_is_int(ibc_launch_hostcmd_mpirun(&c, "", 2), IBC_ERR_INVAL, "mpirun without a program: refused");
 	tap_is_str(c.err, "mpirun: no program", "... saying why");
 	tap_is_int(ibc_launch_hostcmd_srun(&c, NULL, 1, 2, 2, "pmi2"), IBC_ERR_INVAL, "srun without a program");

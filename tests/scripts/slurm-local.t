@@ -10,7 +10,9 @@
 # node agents started by srun on the allocation's hosts, running MPICH over
 # its PMI-1; the launch suite's srun rows; a rank killed under srun ends the
 # job quickly with a failure and leaves no process behind; down stops
-# everything.  Root only (network namespaces, daemons); skipped with the
+# everything it started and nothing else: a munged and a process named
+# slurmstepd started beside it by this test keep running; a failure injected
+# halfway through `up` (IBC_SLURM_LOCAL_FAIL) leaves nothing of it running.  Root only (network namespaces, daemons); skipped with the
 # reason otherwise.
 . "$(dirname "$0")/../lib/tap.sh"
 SL=$(cd "$(dirname "$0")/../../scripts" && pwd)/slurm-local
@@ -27,8 +29,27 @@ res=$(mktemp -d /run/ibchar/slurm-test-XXXXXX)
 # made them (a later test finding them would leave them, grown, behind)
 hosts_mine=1
 ip netns list 2>/dev/null | grep -q '^ibc-h1\b' && hosts_mine=0
-trap '"$SL" down >/dev/null 2>&1; [ "$hosts_mine" = 1 ] && "$(dirname "$SL")/testhosts" down >/dev/null 2>&1; rm -rf "$tmp" "$res"' EXIT
-echo "1..15"
+# bystanders, as on a machine with its own munge and Slurm: the system's
+# munged (on its default socket and pid file, the ones the old slurm-local
+# took for its own; this test starts one there when none runs) and a process
+# named slurmstepd
+by_munged=
+if [ -f /run/munge/munged.pid ] && kill -0 "$(cat /run/munge/munged.pid)" 2>/dev/null; then
+	by_munged=$(cat /run/munge/munged.pid)
+	by_mine=0
+elif [ -s /etc/munge/munge.key ]; then
+	mkdir -p /run/munge && mkdir -m 0700 "$tmp/bym" &&
+		munged -f --log-file="$tmp/bym/log" --seed-file="$tmp/bym/seed" 2>"$tmp/bym/err" &&
+		by_munged=$(cat /run/munge/munged.pid 2>/dev/null)
+	by_mine=1
+fi
+cp "$(command -v sleep)" "$tmp/slurmstepd"
+"$tmp/slurmstepd" 600 &
+by_step=$!
+trap '"$SL" down >/dev/null 2>&1; kill $by_step 2>/dev/null
+	[ "${by_mine:-0}" = 1 ] && kill "$by_munged" 2>/dev/null
+	[ "$hosts_mine" = 1 ] && "$(dirname "$SL")/testhosts" down >/dev/null 2>&1; rm -rf "$tmp" "$res"' EXIT
+echo "1..18"
 export SLURM_CONF=/run/ibchar/slurm/slurm.conf
 
 "$SL" up 2 >"$tmp/up" 2>&1; rc=$?
@@ -131,3 +152,14 @@ sleep 1
 "$SL" down >/dev/null 2>&1
 ! pgrep -x slurmd >/dev/null && ! pgrep -x slurmctld >/dev/null && [ ! -e /run/ibchar/slurm ]
 ok $? "slurm-local down: no daemon, no state left"
+[ -n "$by_munged" ] && kill -0 "$by_munged" && kill -0 "$by_step" && [ "$(cat /proc/$by_step/comm)" = slurmstepd ]
+ok $? "... and the bystanders live: the system munged (pid ${by_munged:-none}), a slurmstepd (pid $by_step)"
+
+# a failure halfway through up: after the controller and the first slurmd
+IBC_SLURM_LOCAL_FAIL=slurmd "$SL" up 2 >"$tmp/fail" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q 'IBC_SLURM_LOCAL_FAIL=slurmd' "$tmp/fail" && grep -q 'up failed: stopping' "$tmp/fail"
+ok $? "a failure injected after the first slurmd started fails up (exit $rc) and says so"
+sleep 0.5
+! pgrep -f /run/ibchar/slurm >/dev/null && [ ! -e /run/ibchar/slurm ] && kill -0 "$by_munged" && kill -0 "$by_step"
+ok $? "... and nothing of slurm-local runs: no munged, slurmctld or slurmd of its own, no state; the bystanders live"

@@ -1,0 +1,85 @@
+#!/bin/sh
+# tests/runner/deadline.t - `ibchar run --timeout`: a bench that hangs after
+# its first point (IBC_FAULT=hang:1:2, rank 1 stops at point 2) is ended at
+# the deadline under each launcher (fork, tree, mpirun, and srun when
+# slurm-local can run): the run ends, the row of the finished point is
+# kept, the message names the launch and the deadline, no process of the
+# run is left and no ibchar name of a gone process is left in /dev/shm.
+# The deadline (15 s) leaves a loaded machine time for the first point; what
+# is asserted is what the runner decided, not how fast it was.
+. "$(dirname "$0")/../lib/tap.sh"
+IBCHAR=$BUILD/bin/ibchar
+tap_need "$IBCHAR" "$BUILD/bin/ibchar-alltoall"
+tap_tmp deadline
+echo "1..18"
+
+# $1 = launcher; the rest: extra options of ibchar run
+hang_case() {
+	l=$1
+	shift
+	ls /dev/shm | sort >"$tmp/shm0"
+	out=$tmp/$l
+	t0=$(date +%s)
+	IBC_FAULT=hang:1:2 timeout 120 "$IBCHAR" run alltoall --launcher "$l" --ranks 3 --variants pairwise \
+		--sizes 8,64,512 --iters 50 --timeout 15 --out "$out" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	dt=$(($(date +%s) - t0))
+	rows=$(awk -F, 'NR > 1' "$out/results.csv" 2>/dev/null | wc -l)
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$rows" -eq 1 ]
+	ok $? "$l: the run ends (exit $rc, ${dt} s, the outer timeout 124 not reached), the row of point 1 kept ($rows)"
+	grep -q "alltoall at 3 ranks (launcher $l): no new row for 15 s (--timeout 15): ending it" "$tmp/err" &&
+		grep -q "ended; the rows of its finished points are kept" "$tmp/err"
+	ok $? "$l: ... the message names the launch and its deadline"
+	[ $rc -ne 0 ] && [ "$rows" -eq 1 ] || sed 's/^/# /' "$tmp/err" | tail -8
+	sleep 1
+	left=$(pgrep -f -- "--out $out" | wc -l)
+	[ "$left" -eq 0 ]; ok $? "$l: ... no process of the run left ($left)"
+	pkill -9 -f -- "--out $out" 2>/dev/null
+	# ibchar's own names left by a process that is gone (other jobs on this
+	# machine make and remove theirs meanwhile)
+	ls /dev/shm | sort | comm -13 "$tmp/shm0" - | while read -r f; do
+		p=$(echo "$f" | sed -n 's/^ibcx-\([0-9]*\)-.*/\1/p; s/^ibchar-[a-z]*-\([0-9]*\)-.*/\1/p')
+		[ -n "$p" ] && ! kill -0 "$p" 2>/dev/null && echo "$f"
+	done >"$tmp/shmnew"
+	[ ! -s "$tmp/shmnew" ]; ok $? "$l: ... no ibchar name of the run left in /dev/shm ($(tr '\n' ' ' <"$tmp/shmnew"))"
+}
+
+hang_case fork --xport shm
+if [ -x "$BUILD/bin/ibchar-launch" ]; then
+	hang_case tree --xport shm
+else
+	for _ in 1 2 3 4; do n=$((n + 1)); echo "ok $n # SKIP ibchar-launch not built"; done
+fi
+if [ -x "$BUILD/bin/ibchar-alltoall-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>&1; then
+	hang_case mpirun --xport shm --mpi openmpi
+else
+	for _ in 1 2 3 4; do n=$((n + 1)); echo "ok $n # SKIP no Open MPI build"; done
+fi
+
+# srun in slurm-local: its own cluster, brought up for this case and taken down
+SL=$(cd "$(dirname "$0")/../../scripts" && pwd)/slurm-local
+why=
+[ "$(id -u)" = 0 ] || why="needs root (slurm-local)"
+for c in slurmctld slurmd srun munged ip nsenter unshare; do
+	[ -n "$why" ] || command -v "$c" >/dev/null 2>&1 || why="$c missing (scripts/install-deps.sh)"
+done
+[ -n "$why" ] || [ ! -e /run/ibchar/slurm ] || why="a slurm-local cluster is up already (not this test's to take down)"
+if [ -z "$why" ]; then
+	hosts_mine=1
+	ip netns list 2>/dev/null | grep -q '^ibc-h1\b' && hosts_mine=0
+	trap '"$SL" down >/dev/null 2>&1; [ "$hosts_mine" = 1 ] && "$(dirname "$SL")/testhosts" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+	if "$SL" up 1 >"$tmp/up" 2>&1; then
+		export SLURM_CONF=/run/ibchar/slurm/slurm.conf
+		hang_case srun --xport shm
+		# the node's own /dev/shm and tasks: none left in the step's place
+		left=$(squeue -h -s 2>/dev/null | wc -l)
+		[ "$left" -eq 0 ]; ok $? "srun: ... no Slurm step left ($left): the runner cancelled it"
+		grep -q "ending it (scancel of its Slurm step)" "$tmp/err" && ! grep -q "no Slurm step named" "$tmp/err"
+		ok $? "srun: ... ended by scancel of its step (found by its --job-name), not by killing srun"
+	else
+		why="slurm-local up 1 failed: $(tail -1 "$tmp/up")"
+	fi
+fi
+if [ -n "$why" ]; then
+	for _ in 1 2 3 4 5 6; do n=$((n + 1)); echo "ok $n # SKIP $why"; done
+fi
