@@ -125,7 +125,24 @@ int ibc_launch_client_close(struct ibc_launch_client *c)
 	return rc < 0 ? rc : IBC_OK;
 }
 
-/* Reads "cmd=<want> rc=R bytes=B" and B bytes into buf (cap). */
+/* Reads and drops n payload bytes, so that the next reply is read from its
+ * start. */
+static int payload_skip(struct ibc_launch_client *c, unsigned long long n)
+{
+	char scratch[4096];
+	int rc = IBC_OK;
+
+	while (n > 0 && rc == IBC_OK) {
+		size_t k = n < sizeof(scratch) ? (size_t)n : sizeof(scratch);
+
+		rc = read_all(c->fd, scratch, k);
+		n -= k;
+	}
+	return rc;
+}
+
+/* Reads "cmd=<want> rc=R bytes=B" and B bytes into buf (cap); a payload
+ * larger than cap is read and dropped: IBC_ERR_NOMEM, *len = B. */
 static int read_payload_reply(struct ibc_launch_client *c, const char *want, void *buf, size_t cap,
 			      size_t *len, long long *src)
 {
@@ -137,15 +154,19 @@ static int read_payload_reply(struct ibc_launch_client *c, const char *want, voi
 	if (n < 0)
 		return n;
 	r = reply_rc(kv, n);
-	if (ibc_launch_kv_long(kv, n, "bytes", &bytes) != IBC_OK)
-		bytes = 0;
+	if (ibc_launch_kv_find(kv, n, "bytes") != NULL && ibc_launch_kv_long(kv, n, "bytes", &bytes) != IBC_OK) {
+		ibc_error("launch client: %s: bad length bytes=%s", want, ibc_launch_kv_find(kv, n, "bytes"));
+		return IBC_ERR_PROTO;
+	}
 	if (src != NULL && ibc_launch_kv_long(kv, n, "src", src) != IBC_OK)
 		*src = -1;
 	if (len != NULL)
 		*len = (size_t)bytes;
-	if ((size_t)bytes > cap) {
+	if ((unsigned long long)bytes > cap) {
+		int rc = payload_skip(c, (unsigned long long)bytes);
+
 		ibc_error("launch client: %s: %lld bytes do not fit in %zu", want, bytes, cap);
-		return IBC_ERR_INVAL;
+		return rc == IBC_OK ? IBC_ERR_NOMEM : rc;
 	}
 	if (bytes > 0) {
 		int rc = read_all(c->fd, buf, (size_t)bytes);
