@@ -27,6 +27,7 @@
 
 #define CHUNK 500           /* bytes per value: 1000 hex digits */
 #define MSG_MAX 999999      /* the longest command: its length has 6 digits */
+#define MAX_RANKS 1000000   /* the largest job (as the launcher's): no 8 GB map for a bad size */
 
 struct pmi2 {
 	int fd;
@@ -643,8 +644,9 @@ int ibc_boot_pmi2_open(struct ibc_boot **out)
 			b->rank = r;
 		if (field(p, "size", v, sizeof(v)) && (q = v, map_int(&q, &r) == IBC_OK) && *q == '\0')
 			b->size = r;
-		if (b->size < 1 || b->rank < 0 || b->rank >= b->size) {
-			ibc_error("boot pmi2: fullinit gave rank %d of %d", b->rank, b->size);
+		if (b->size < 1 || b->size > MAX_RANKS || b->rank < 0 || b->rank >= b->size) {
+			ibc_error("boot pmi2: fullinit gave rank %d of %d (at most %d ranks)", b->rank, b->size,
+				  MAX_RANKS);
 			rc = IBC_ERR_PROTO;
 		}
 	}

@@ -6,6 +6,8 @@
 #include "core/status.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,21 @@ static int env_int(const char *name, int dflt)
 	const char *v = getenv(name);
 
 	return v != NULL && *v != '\0' ? atoi(v) : dflt;
+}
+
+/* PMI_FD: a decimal number of an open descriptor, else -1 (logged). */
+static int fd_parse(const char *text)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > INT_MAX || fcntl((int)v, F_GETFD) < 0) {
+		ibc_error("launch client: PMI_FD='%.40s' is not an open file descriptor", text);
+		return -1;
+	}
+	return (int)v;
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -96,7 +113,9 @@ int ibc_launch_client_open(struct ibc_launch_client *c)
 	c->fd = -1;
 	if (fd == NULL || *fd == '\0')
 		return IBC_ERR_NOTFOUND;
-	c->fd = atoi(fd);
+	c->fd = fd_parse(fd);
+	if (c->fd < 0)
+		return IBC_ERR_INVAL;
 	c->rank = env_int("PMI_RANK", 0);
 	c->size = env_int("PMI_SIZE", 1);
 	c->local_rank = env_int("IBC_LAUNCH_LOCAL_RANK", 0);

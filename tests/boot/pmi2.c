@@ -309,6 +309,10 @@ static void test_limits(void)
 		   IBC_ERR_PROTO, "open: a mapping without its closing parenthesis is refused");
 	tap_is_int(open_with(4, "cmd=info-getjobattr-response;found=FALSE;rc=0;", &b), IBC_OK,
 		   "open: no mapping at all: every rank its own node (warned)");
+	tap_is_int(open_with(1000000, "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,1000000,1));rc=0;", &b),
+		   IBC_OK, "open: a job of 1000000 ranks, the limit: opened");
+	tap_is_int(open_with(1000001, "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,1000001,1));rc=0;", &b),
+		   IBC_ERR_PROTO, "open: a job of 1000001 ranks: refused (no map of any size allocated)");
 	g_size = 2;
 	g_mapping = "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,2,1));rc=0;";
 	setenv("PMI_FD", "3x", 1);

@@ -2,7 +2,8 @@
  * - the launch client (client.c) against replies written in advance on a
  *   socketpair: a value larger than the caller's buffer is a named error and
  *   its payload is read and dropped, so the next reply is read right; a
- *   negative length is a protocol error;
+ *   negative length is a protocol error; a PMI_FD that is no open
+ *   descriptor is refused;
  * - the PMI_process_mapping the node agent builds (proto.c): whole, with its
  *   closing parenthesis, up to PMI-1's vallen_max; refused past it. */
 #include "tap.h"
@@ -115,5 +116,10 @@ int main(void)
 	tap_is_int(ibc_launch_client_get(&c, "k", buf, 5000, &len), IBC_ERR_PROTO, "bytes=-5: protocol error");
 	close(sv[0]);
 	close(sv[1]);
+	setenv("PMI_FD", "3x", 1);
+	tap_is_int(ibc_launch_client_open(&c), IBC_ERR_INVAL, "PMI_FD=3x: refused");
+	setenv("PMI_FD", "999", 1);
+	tap_is_int(ibc_launch_client_open(&c), IBC_ERR_INVAL, "PMI_FD=999, not open: refused");
+	unsetenv("PMI_FD");
 	return tap_done();
 }
