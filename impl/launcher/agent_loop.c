@@ -138,6 +138,12 @@ static void on_frame(struct ibc_launch_agent *a, struct ibc_launch_conn *c, cons
 	}
 }
 
+void ibc_launch_agent_frame(struct ibc_launch_agent *a, struct ibc_launch_conn *c, const struct ibc_launch_hdr *h,
+			    const unsigned char *pl)
+{
+	on_frame(a, c, h, pl);
+}
+
 static const char *conn_host(const struct ibc_launch_agent *a, const struct ibc_launch_conn *c)
 {
 	if (c->idx <= 0)
