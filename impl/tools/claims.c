@@ -49,7 +49,7 @@ static const struct side *side_of(const struct claim *c, int k)
 
 static int same_cell(const struct run *ru, size_t a, size_t b, const char *col)
 {
-	return strcmp(ibc_csv_cell(ru->t, a, col), ibc_csv_cell(ru->t, b, col)) == 0;
+	return strcmp(ibc_csv_str(ru->t, a, col), ibc_csv_cell(ru->t, b, col)) == 0;
 }
 
 /* 1 when a side of the pair names col in its own conditions (the sides then
@@ -106,7 +106,7 @@ static unsigned row_excl(const struct run *ru, size_t r)
 {
 	unsigned ex = 0;
 
-	if (strcmp(ibc_csv_cell(ru->t, r, "oversub"), "1") == 0)
+	if (strcmp(ibc_csv_str(ru->t, r, "oversub"), "1") == 0)
 		ex |= EX_OVERSUB;
 	if (strtod(ibc_csv_cell(ru->t, r, "iters"), NULL) < IBC_SUMMARY_MIN_SAMPLES)
 		ex |= EX_FEW;
@@ -132,9 +132,9 @@ static void point_text(const struct run *ru, const struct pair *p, char *buf, si
 	const char *fa = ibc_csv_cell(ru->t, p->a, "fanin"), *fb = ibc_csv_cell(ru->t, p->b, "fanin");
 
 	snprintf(buf, cap, "N = %s", ibc_csv_cell(ru->t, p->a, "ranks"));
-	if (strcmp(ibc_csv_cell(ru->t, p->a, "bytes"), "0") != 0)
+	if (strcmp(ibc_csv_str(ru->t, p->a, "bytes"), "0") != 0)
 		ibc_claims_text_append(buf, cap, ", %s B", ibc_csv_cell(ru->t, p->a, "bytes"));
-	if (strcmp(ibc_csv_cell(ru->t, p->a, "ppn"), ibc_csv_cell(ru->t, p->a, "ranks")) != 0)
+	if (strcmp(ibc_csv_str(ru->t, p->a, "ppn"), ibc_csv_cell(ru->t, p->a, "ranks")) != 0)
 		ibc_claims_text_append(buf, cap, ", %s per node", ibc_csv_cell(ru->t, p->a, "ppn"));
 	if (fa[0] != '\0' || fb[0] != '\0')
 		ibc_claims_text_append(buf, cap, ", fan-in %s", fa[0] != '\0' ? fa : fb);
@@ -224,7 +224,7 @@ static int eval_rows(struct eval *e, char *why, size_t cap)
 	char t1[128], t2[256];
 
 	for (r = 0; r + 1 < ru->t->nrows; r++)
-		any += !ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0;
+		any += !ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_str(ru->t, r, "suite"), c->suite) == 0;
 	if (any == 0) {
 		snprintf(why, cap, "no %s rows in this run (ibchar run %s)", c->suite, c->suite);
 		return 0;
@@ -238,8 +238,8 @@ static int eval_rows(struct eval *e, char *why, size_t cap)
 			return 0;
 		}
 		for (r = 0, n = 0; r + 1 < ru->t->nrows; r++)
-			if (!ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0 &&
-			    strcmp(ibc_csv_cell(ru->t, r, "variant"), s->variant) == 0)
+			if (!ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_str(ru->t, r, "suite"), c->suite) == 0 &&
+			    strcmp(ibc_csv_str(ru->t, r, "variant"), s->variant) == 0)
 				e->rows[k][n++] = r;
 		e->nrows[k] = n;
 		if (n == 0) {

@@ -40,6 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i += strlen(s + i) + 1;
 	}
 	argv[argc] = NULL;
+	/* --help shows the destinations as defaults: none may point into an old input */
+	n = 0;
+	d = 0;
+	sz = 0;
+	str = NULL;
+	flag = choice = 0;
 	memset(&ints, 0, sizeof(ints));
 	memset(&sizes, 0, sizeof(sizes));
 	memset(&names, 0, sizeof(names));
