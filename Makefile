@@ -224,7 +224,10 @@ fuzz-build:
 	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(FUZZ_BIN); \
 	 else echo "ibchar: $(FUZZ_CC) not found, the fuzz harnesses are not built" >&2; fi
 
-fuzz: deps fuzz-build
+fuzz: deps
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || \
+	  { echo "ibchar: make fuzz needs $(FUZZ_CC) (scripts/install-deps.sh installs it)" >&2; exit 1; }
+	$(MAKE) --no-print-directory $(FUZZ_BIN)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh run $(FUZZ_BUILD)
 
 clean:
