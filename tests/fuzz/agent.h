@@ -15,6 +15,26 @@
 
 #define FUZZ_NP 3
 
+/* a zeroed agent number me of job j (copied through the JOB encoding), no
+ * link open, its cache bounded to bound bytes (0: none) */
+static inline void fuzz_agent_base(struct ibc_launch_agent *a, const struct ibc_launch_job *j, int me,
+				   uint64_t bound)
+{
+	struct ibc_launch_buf b = { 0 };
+
+	memset(a, 0, sizeof(*a));
+	ibc_launch_job_encode(j, &b);
+	if (ibc_launch_job_decode(ibc_launch_buf_head(&b), ibc_launch_buf_avail(&b), &a->job) != 0)
+		abort();
+	ibc_launch_buf_free(&b);
+	a->me = me;
+	a->k = (int)j->degree;
+	a->ntree = (int)j->nnodes + 1;
+	a->parent.fd = a->listen_fd = a->sigfd = a->stdin_fd = -1;
+	if (ibc_launch_cache_init(&a->cache, bound) != 0)
+		abort();
+}
+
 static inline void fuzz_agent_init(struct ibc_launch_agent *a, int cache)
 {
 	char *hosts[] = { "h0" }, *argv[] = { "prog" };
@@ -23,20 +43,9 @@ static inline void fuzz_agent_init(struct ibc_launch_agent *a, int cache)
 				    .mode = IBC_LAUNCH_MODE_FLAT, .cache = (uint32_t)cache, .self = "/x",
 				    .rsh = "local", .cwd = "/", .hosts = hosts, .start = start, .argc = 1,
 				    .argv = argv };
-	struct ibc_launch_buf b = { 0 };
 
-	memset(a, 0, sizeof(*a));
-	ibc_launch_job_encode(&j, &b);
-	if (ibc_launch_job_decode(ibc_launch_buf_head(&b), ibc_launch_buf_avail(&b), &a->job) != 0)
-		abort();
-	ibc_launch_buf_free(&b);
-	a->me = 0;
-	a->k = 2;
-	a->ntree = 2;
+	fuzz_agent_base(a, &j, 0, 0);
 	a->flat = 1;
-	a->parent.fd = a->listen_fd = a->sigfd = a->stdin_fd = -1;
-	if (ibc_launch_cache_init(&a->cache, 0) != 0)
-		abort();
 	a->nproc = FUZZ_NP;
 	a->proc = calloc(FUZZ_NP + 1, sizeof(*a->proc));
 	a->child = calloc(1, sizeof(*a->child));
@@ -63,20 +72,8 @@ static inline void fuzz_agent_nla_init(struct ibc_launch_agent *a, int cache)
 				    .mode = IBC_LAUNCH_MODE_TREE, .cache = (uint32_t)cache, .cache_bound = 4096,
 				    .self = "/x", .rsh = "local", .cwd = "/", .hosts = hosts, .start = start,
 				    .argc = 1, .argv = argv };
-	struct ibc_launch_buf b = { 0 };
 
-	memset(a, 0, sizeof(*a));
-	ibc_launch_job_encode(&j, &b);
-	if (ibc_launch_job_decode(ibc_launch_buf_head(&b), ibc_launch_buf_avail(&b), &a->job) != 0)
-		abort();
-	ibc_launch_buf_free(&b);
-	a->me = 1;
-	a->k = 2;
-	a->ntree = 4;
-	a->parent.fd = a->listen_fd = a->sigfd = a->stdin_fd = -1;
-	a->parent.idx = 0;
-	if (ibc_launch_cache_init(&a->cache, cache == IBC_LAUNCH_CACHE_HCMAB_LRU ? 4096 : 0) != 0)
-		abort();
+	fuzz_agent_base(a, &j, 1, cache == IBC_LAUNCH_CACHE_HCMAB_LRU ? 4096 : 0);
 	a->nchild = 1;
 	a->first_child = 3;
 	a->first_rank = 0;
