@@ -439,8 +439,6 @@ static const struct ibc_boot_ops ops = {
 	.close = q_close,
 };
 
-/* ------------------------------------------------------------ open ----- */
-
 /* --------------------------------------------------- process mapping -- */
 
 /* A number in [0, INT_MAX] at *s (spaces before it skipped); advances *s.
@@ -590,6 +588,8 @@ static int pmi2_node_map(struct pmi2 *p, int size, int *node_of)
 	free(v);
 	return rc;
 }
+
+/* ------------------------------------------------------------ open ----- */
 
 int ibc_boot_pmi2_open(struct ibc_boot **out)
 {

@@ -57,8 +57,8 @@ static void test_mapping(void)
 		       strcmp(map, "(vector,(0,2,4),(2,1,3))") == 0, "3 nodes of 4, 4, 3 ranks: %s", map);
 	/* find jobs whose mapping is exactly vallen_max, and one more */
 	for (n = 3; n < 999 && (at == 0 || past == 0); n++)
-		for (first = 5; first < 1000000000; first *= 10)
-			for (last = 3; last < 1000000000; last *= 10) {
+		for (first = 5; first < 100000000; first *= 10)     /* no int overflow in *= 10 */
+			for (last = 3; last < 100000000; last *= 10) {
 				size_t l = job_of(start, n, first, last);
 
 				if (l == IBC_LAUNCH_VAL_MAX && at == 0) {
