@@ -108,7 +108,7 @@ static unsigned row_excl(const struct run *ru, size_t r)
 
 	if (strcmp(ibc_csv_str(ru->t, r, "oversub"), "1") == 0)
 		ex |= EX_OVERSUB;
-	if (strtod(ibc_csv_cell(ru->t, r, "iters"), NULL) < IBC_SUMMARY_MIN_SAMPLES)
+	if (strtod(ibc_csv_str(ru->t, r, "iters"), NULL) < IBC_SUMMARY_MIN_SAMPLES)
 		ex |= EX_FEW;
 	return ex;
 }
@@ -161,7 +161,7 @@ static void excluded_text(const struct eval *e, char *buf, size_t cap)
 		n[1] += (e->p[i].ex & (EX_OVERSUB | EX_FEW)) == EX_FEW;
 		n[2] += e->p[i].ex == EX_NOMETRIC;
 		if ((e->p[i].ex & EX_OVERSUB) && v != NULL)
-			v[k++] = strtod(ibc_csv_cell(e->ru->t, e->p[i].a, "ranks"), NULL);
+			v[k++] = strtod(ibc_csv_str(e->ru->t, e->p[i].a, "ranks"), NULL);
 	}
 	if (n[0]) {
 		ibc_claims_num_set(v, k, set, sizeof(set));
@@ -296,9 +296,9 @@ static int eval_pairs(struct eval *e)
 					else
 						p.stat = c->rate ? va - vb : vb - va;
 					if (c->along[0] != '\0')
-						p.x = strtod(ibc_csv_cell(e->ru->t, p.a, c->along), NULL);
+						p.x = strtod(ibc_csv_str(e->ru->t, p.a, c->along), NULL);
 					else
-						p.x = strtod(ibc_csv_cell(e->ru->t, p.a, "ranks"), NULL);
+						p.x = strtod(ibc_csv_str(e->ru->t, p.a, "ranks"), NULL);
 					rc = pair_add(e, &p);
 				}
 	return rc;
@@ -378,8 +378,8 @@ static void eval_figure(const struct eval *e, struct ibc_claim_result *res)
 	for (i = 0, k = 0; i < e->np && xs != NULL && bs != NULL; i++) {
 		if (e->p[i].ex)
 			continue;
-		xs[k] = strtod(ibc_csv_cell(e->ru->t, e->p[i].a, "ranks"), NULL);
-		bs[k++] = strtod(ibc_csv_cell(e->ru->t, e->p[i].a, "bytes"), NULL);
+		xs[k] = strtod(ibc_csv_str(e->ru->t, e->p[i].a, "ranks"), NULL);
+		bs[k++] = strtod(ibc_csv_str(e->ru->t, e->p[i].a, "bytes"), NULL);
 		n++;
 	}
 	if (xs != NULL && bs != NULL && k > 0) {

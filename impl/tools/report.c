@@ -486,8 +486,8 @@ static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta 
 
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *x = ibc_csv_cell(t, r, "xport");
-		long nr = strtol(ibc_csv_cell(t, r, "ranks"), NULL, 10);
-		long nd = strtol(ibc_csv_cell(t, r, "nodes"), NULL, 10);
+		long nr = strtol(ibc_csv_str(t, r, "ranks"), NULL, 10);
+		long nd = strtol(ibc_csv_str(t, r, "nodes"), NULL, 10);
 
 		if (strcmp(ibc_csv_str(t, r, "suite"), suite) != 0 ||
 		    strcmp(ibc_csv_str(t, r, "impl"), "model") == 0)

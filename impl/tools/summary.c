@@ -98,7 +98,7 @@ static void pivot_fill(struct pivot *p, const struct ibc_csv_table *t, const cha
 		snprintf(key.impl, sizeof(key.impl), "%s", ibc_csv_str(t, r, "impl"));
 		snprintf(key.fanin, sizeof(key.fanin), "%s", ibc_csv_str(t, r, "fanin"));
 		snprintf(key.bytes, sizeof(key.bytes), "%s", ibc_csv_str(t, r, "bytes"));
-		n = strtol(ibc_csv_cell(t, r, "ranks"), NULL, 10);
+		n = strtol(ibc_csv_str(t, r, "ranks"), NULL, 10);
 		for (k = 0; k < p->nk && !piv_key_eq(&p->keys[k], &key); k++)
 			;
 		if (k == p->nk) {
@@ -146,7 +146,7 @@ static void pivot_fill(struct pivot *p, const struct ibc_csv_table *t, const cha
 			for (k = 0; k < p->nk && !piv_key_eq(&p->keys[k], &key); k++)
 				;
 		}
-		p->p50[k][j] = strtod(ibc_csv_cell(t, r, "p50_us"), NULL);
+		p->p50[k][j] = strtod(ibc_csv_str(t, r, "p50_us"), NULL);
 		p->mark[k][j] = (unsigned char)row_marks(t, r);
 		if (ref_variant != NULL && strcmp(key.variant, ref_variant) == 0)
 			p->have_ref = 1;

@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,17 +28,36 @@ static inline void fuzz_quiet(void)
 	}
 }
 
-/* A directory of this process for the files of one input. */
+static char fuzz_dir_path[64];
+
+/* at exit: the directory and the files in it (there are no subdirectories) */
+static void fuzz_dir_remove(void)
+{
+	DIR *d = opendir(fuzz_dir_path);
+	struct dirent *e;
+	char path[400];
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", fuzz_dir_path, e->d_name);
+		unlink(path);
+	}
+	if (d != NULL)
+		closedir(d);
+	rmdir(fuzz_dir_path);
+}
+
+/* A directory of this process for the files of one input, removed at exit. */
 static inline const char *fuzz_dir(void)
 {
-	static char dir[64];
-
-	if (dir[0] == '\0') {
-		snprintf(dir, sizeof(dir), "/tmp/ibc-fuzz.XXXXXX");
-		if (mkdtemp(dir) == NULL)
+	if (fuzz_dir_path[0] == '\0') {
+		snprintf(fuzz_dir_path, sizeof(fuzz_dir_path), "/tmp/ibc-fuzz.XXXXXX");
+		if (mkdtemp(fuzz_dir_path) == NULL)
 			abort();
+		atexit(fuzz_dir_remove);
 	}
-	return dir;
+	return fuzz_dir_path;
 }
 
 /* data into fuzz_dir()/name; the path in path (cap bytes). */
