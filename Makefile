@@ -10,6 +10,7 @@
 #   tests/**/<name>.c      (C TAP tests)   -> $(BUILD)/tests/**/<name>.t
 #   tests/**/<name>_mpi.c  per MPI found   -> $(BUILD)/tests/**/<name>-<mpi>   (run by a .t script)
 #   tests/**/*.t           shell/perl TAP tests, run in place by prove
+#   tests/fuzz/<name>.c    libFuzzer harness (clang) -> $(BUILD)/fuzz/<name>, corpus tests/fuzz/corpus/<name>/
 #
 # BUILD=dir picks the build directory; SAN=1 builds with AddressSanitizer and UBSan.
 
@@ -45,7 +46,7 @@ BENCH_MAINS  := $(filter-out bench/launch/main.c,$(sort $(wildcard bench/*/main.
 BENCH_MPIS   := $(sort $(wildcard bench/*/mpi.c))
 RUNNER_SRC   := $(sort $(wildcard runner/*.c))
 TESTLIB_SRC  := $(sort $(wildcard tests/lib/*.c))
-TEST_SRC     := $(sort $(filter-out tests/lib/%,$(shell find tests -name '*.c' ! -name '*_mpi.c')))
+TEST_SRC     := $(sort $(filter-out tests/lib/% tests/fuzz/%,$(shell find tests -name '*.c' ! -name '*_mpi.c')))
 TEST_MPI_SRC := $(sort $(shell find tests -name '*_mpi.c'))
 
 LIB      := $(BUILD)/libibchar.a
@@ -166,6 +167,7 @@ deps:
 
 check: deps
 	$(MAKE) --no-print-directory tests
+	$(MAKE) --no-print-directory fuzz-build
 	$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SAN=1 tests-unit
 	IBC_BUILD=$(abspath $(BUILD)) IBC_BUILD_ASAN=$(abspath $(BUILD)-asan) \
 	  $(PROVE) -r $(PROVE_FLAGS) $(BUILD)/tests tests $(BUILD)-asan/tests
@@ -187,6 +189,46 @@ run: deps
 regress: deps
 	$(MAKE) --no-print-directory all
 	scripts/regress.sh
+
+# ----------------------------------------------------------------- fuzz ----
+# libFuzzer harnesses (tests/fuzz/<name>.c) built by clang with ASan and UBSan
+# against an instrumented copy of libibchar.  make fuzz runs each for
+# FUZZ_SECONDS; make check runs each over its committed corpus
+# (tests/fuzz/corpus.t), skipping with the reason when clang is missing.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -O1 -g -std=gnu11 -pthread -MMD -MP -Wall -Wno-unused-command-line-argument $(FUZZ_SAN)
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/*.c))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_LIB     := $(FUZZ_BUILD)/libibchar-fuzz.a
+FUZZ_OBJ     := $(IMPL_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/gitrev.o
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/obj/gen/gitrev.o: $(GITREV_C)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIB)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+
+.PHONY: fuzz fuzz-build
+fuzz-build:
+	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(FUZZ_BIN); \
+	 else echo "ibchar: $(FUZZ_CC) not found, the fuzz harnesses are not built" >&2; fi
+
+fuzz: deps
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || \
+	  { echo "ibchar: make fuzz needs $(FUZZ_CC) (scripts/install-deps.sh installs it)" >&2; exit 1; }
+	$(MAKE) --no-print-directory $(FUZZ_BIN)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh run $(FUZZ_BUILD)
 
 clean:
 	rm -rf build build-* 

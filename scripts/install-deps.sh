@@ -26,6 +26,7 @@ PKGS=(
 	perl                                            # prove (TAP::Harness)
 	chromium                                        # tests/tools/report.t: the report in a real browser
 	procps                                          # ps/pkill used by tests
+	clang                                           # tests/fuzz: libFuzzer harnesses (make fuzz)
 )
 # shellcheck disable=SC2206
 [ -n "${IBC_DEPS_EXTRA:-}" ] && PKGS+=(${IBC_DEPS_EXTRA})

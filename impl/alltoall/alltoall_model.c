@@ -527,9 +527,9 @@ static int write_rows(const char *dir, const struct ibc_csv_table *t, const char
 		double meas = cell_num(t, r, "p50_us"), b2b, pred, lit;
 		char c_pred[32], c_extra[384];
 
-		if (strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "suite"), "alltoall") != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") != 0 ||
+		if (strcmp(ibc_csv_str(t, r, "run_id"), run_id) != 0 ||
+		    strcmp(ibc_csv_str(t, r, "suite"), "alltoall") != 0 ||
+		    strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0 ||
 		    (int)cell_num(t, r, "ranks") != md->ranks || meas <= 0)
 			continue;
 		pred = ibc_alltoall_model_predict(md, ibc_csv_cell(t, r, "variant"), md->ranks,
@@ -625,8 +625,8 @@ static int write_extrapolation(const char *dir, const struct ibc_csv_table *t, c
 		for (r = 0; r + 1 < t->nrows; r++) {
 			const char *v = ibc_csv_cell(t, r, "variant");
 
-			if (strcmp(ibc_csv_cell(t, r, "run_id"), run_id) != 0 ||
-			    strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") != 0 ||
+			if (strcmp(ibc_csv_str(t, r, "run_id"), run_id) != 0 ||
+			    strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0 ||
 			    (int)cell_num(t, r, "ranks") != md->ranks ||
 			    (size_t)cell_num(t, r, "bytes") != want)
 				continue;
@@ -672,10 +672,10 @@ int ibc_alltoall_model_write(const char *dir, const struct ibc_alltoall_model *m
 		return rc;
 	}
 	for (r = 0; r + 1 < t->nrows; r++)
-		if (strcmp(ibc_csv_cell(t, r, "suite"), "alltoall") == 0 &&
-		    strcmp(ibc_csv_cell(t, r, "impl"), "model") != 0) {
-			snprintf(run_id, sizeof(run_id), "%s", ibc_csv_cell(t, r, "run_id"));
-			snprintf(xport, sizeof(xport), "%s", ibc_csv_cell(t, r, "xport"));
+		if (strcmp(ibc_csv_str(t, r, "suite"), "alltoall") == 0 &&
+		    strcmp(ibc_csv_str(t, r, "impl"), "model") != 0) {
+			snprintf(run_id, sizeof(run_id), "%s", ibc_csv_str(t, r, "run_id"));
+			snprintf(xport, sizeof(xport), "%s", ibc_csv_str(t, r, "xport"));
 		}
 	if (run_id[0] == '\0') {
 		ibc_csv_table_free(t);

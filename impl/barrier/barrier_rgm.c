@@ -16,8 +16,8 @@
  * rank and step, and the flat tree has the fewest steps (two: the gather
  * and the release).  At N = 6 on 2 PUs the largest l < N (3) gives three
  * steps, and Open MPI's barrier there (linear, its choice for 4 <= N < 8)
- * was faster than every RDS, RPE or RGM of ours (README, "Oversubscribed
- * barriers").
+ * was faster than every RDS, RPE or RGM of ours (the runs are not stored;
+ * docs/design.md, "Wait strategy", states the rule).
  *
  * Release: the root stores the id in its release word and sends one UD
  * multicast datagram carrying the id; every other rank leaves when it has
@@ -31,10 +31,10 @@
  * before the release, so a yield there only hands the PU to a rank that
  * polls once and yields back, and the children on the other PU arrive
  * meanwhile.  Measured at N = 6 on 2 PUs (flat, the root): back to back
- * 2.7-2.9 us against 3.3-3.5 with yields (README, "Oversubscribed
- * barriers").  Not on a transport whose writes need a CPU of the receiving
- * host (rxe: the kernel's receive path, which a spinning root would keep
- * waiting).
+ * 2.7-2.9 us against 3.3-3.5 with yields (the runs are not stored;
+ * docs/design.md, "Wait strategy", states the rule).  Not on a transport
+ * whose writes need a CPU of the receiving host (rxe: the kernel's receive
+ * path, which a spinning root would keep waiting).
  *
  * Reliability (§4.3): each receiver keeps a timer (the tunable timeout).
  * When the release is late it sends a NAK to the root; the root retransmits

@@ -16,6 +16,7 @@
 #include "core/status.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -26,7 +27,8 @@
 #include <unistd.h>
 
 #define CHUNK 500           /* bytes per value: 1000 hex digits */
-#define MSG_MAX (64 * 1024) /* the longest command we read */
+#define MSG_MAX 999999      /* the longest command: its length has 6 digits */
+#define MAX_RANKS 1000000   /* the largest job (as the launcher's): no 8 GB map for a bad size */
 
 struct pmi2 {
 	int fd;
@@ -488,35 +490,157 @@ static const struct ibc_boot_ops ops = {
 	.close = q_close,
 };
 
-/* ------------------------------------------------------------ open ----- */
+/* --------------------------------------------------- process mapping -- */
 
-/* PMI_process_mapping "(vector,(start,nodes,per_node),...)": the node of
- * each rank, blocks repeated until every rank has one. */
-int ibc_boot_pmi2_mapping(const char *map, int size, int *node_of)
+/* A number in [0, INT_MAX] at *s (spaces before it skipped); advances *s.
+ * IBC_ERR_PROTO when there is none or it is too big. */
+static int map_int(const char **s, int *out)
 {
-	int blocks[64][3], nb = 0, r = 0, k;
-	const char *s = strstr(map, "vector");
+	const char *p = *s;
+	long long v = 0;
 
-	if (s == NULL || size < 1)
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
 		return IBC_ERR_PROTO;
-	while ((s = strchr(s, '(')) != NULL && nb < 64) {
-		if (sscanf(s, "(%d,%d,%d)", &blocks[nb][0], &blocks[nb][1], &blocks[nb][2]) == 3 &&
-		    blocks[nb][0] >= 0 && blocks[nb][1] > 0 && blocks[nb][2] > 0)
-			nb++;
-		s++;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (*p - '0');
+		if (v > INT_MAX)
+			return IBC_ERR_PROTO;
 	}
-	if (nb == 0)
-		return IBC_ERR_PROTO;
-	while (r < size)
-		for (k = 0; k < nb && r < size; k++) {
-			int n, c;
-
-			for (n = 0; n < blocks[k][1] && r < size; n++)
-				for (c = 0; c < blocks[k][2] && r < size; c++)
-					node_of[r++] = blocks[k][0] + n;
-		}
+	*out = (int)v;
+	*s = p;
 	return IBC_OK;
 }
+
+/* The character c at *s (spaces before it skipped); advances past it. */
+static int map_char(const char **s, char c)
+{
+	const char *p = *s;
+
+	while (*p == ' ')
+		p++;
+	if (*p != c)
+		return IBC_ERR_PROTO;
+	*s = p + 1;
+	return IBC_OK;
+}
+
+/* One block "(start,nodes,per_node)" at *s. */
+static int map_block(const char **s, int blk[3])
+{
+	int rc = map_char(s, '(');
+
+	if (rc == IBC_OK)
+		rc = map_int(s, &blk[0]);
+	if (rc == IBC_OK)
+		rc = map_char(s, ',');
+	if (rc == IBC_OK)
+		rc = map_int(s, &blk[1]);
+	if (rc == IBC_OK)
+		rc = map_char(s, ',');
+	if (rc == IBC_OK)
+		rc = map_int(s, &blk[2]);
+	if (rc == IBC_OK)
+		rc = map_char(s, ')');
+	return rc;
+}
+
+/* PMI_process_mapping "(vector,(start,nodes,per_node),...)": the node of
+ * each rank, the blocks repeated until every rank has one.  The whole text
+ * is parsed, any number of blocks; a node id given to a rank must be below
+ * size (so start+n cannot overflow and num_nodes counts nodes of this job).
+ * IBC_ERR_PROTO (logged, naming the place) otherwise. */
+int ibc_boot_pmi2_mapping(const char *map, int size, int *node_of)
+{
+	const char *s = map, *first;
+	int blk[3], r = 0, nb = 0, n, c;
+
+	if (size < 1 || map_char(&s, '(') != IBC_OK || strncmp(s, "vector", 6) != 0) {
+		ibc_error("boot pmi2: PMI_process_mapping '%.40s' is not a (vector,...)", map);
+		return IBC_ERR_PROTO;
+	}
+	s += 6;
+	first = s;
+	/* check the whole text first: any error names where it is */
+	while (map_char(&s, ',') == IBC_OK) {
+		if (map_block(&s, blk) != IBC_OK || blk[1] < 1 || blk[2] < 1) {
+			ibc_error("boot pmi2: PMI_process_mapping: bad block %d near '%.40s'", nb, s);
+			return IBC_ERR_PROTO;
+		}
+		nb++;
+	}
+	if (map_char(&s, ')') != IBC_OK || *s != '\0' || nb == 0) {
+		ibc_error("boot pmi2: PMI_process_mapping: %s near '%.40s'", nb == 0 ? "no block"
+			  : *s == '\0' ? "cut short, no closing ')'" : "junk after the blocks", s);
+		return IBC_ERR_PROTO;
+	}
+	/* then assign: the blocks in turn, from the first again after the last */
+	while (r < size) {
+		s = first;
+		while (r < size && map_char(&s, ',') == IBC_OK && map_block(&s, blk) == IBC_OK) {
+			for (n = 0; n < blk[1] && r < size; n++) {
+				if (blk[0] >= size || n >= size - blk[0]) { /* no start+n overflow */
+					ibc_error("boot pmi2: PMI_process_mapping: block (%d,%d,%d) gives rank %d "
+						  "a node id beyond the job's %d ranks", blk[0], blk[1], blk[2], r, size);
+					return IBC_ERR_PROTO;
+				}
+				for (c = 0; c < blk[2] && r < size; c++)
+					node_of[r++] = blk[0] + n;
+			}
+		}
+	}
+	return IBC_OK;
+}
+
+/* PMI_FD: a decimal descriptor that is open. */
+static int pmi2_fd_parse(const char *text, int *fd)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > INT_MAX) {
+		ibc_error("boot pmi2: PMI_FD='%.40s' is not a file descriptor number", text);
+		return IBC_ERR_INVAL;
+	}
+	if (fcntl((int)v, F_GETFD) < 0) {
+		ibc_error("boot pmi2: PMI_FD=%ld is not an open descriptor", v);
+		return IBC_ERR_INVAL;
+	}
+	*fd = (int)v;
+	return IBC_OK;
+}
+
+/* The node of every rank from the job's PMI_process_mapping, its whole
+ * value read (up to MSG_MAX); every rank its own node, with a warning, when
+ * the process manager has none; IBC_ERR_PROTO when it has a bad one. */
+static int pmi2_node_map(struct pmi2 *p, int size, int *node_of)
+{
+	char found[16], *v = NULL;
+	int rc = cmd_send(p, "cmd=info-getjobattr;key=PMI_process_mapping;"), r;
+
+	if (rc == IBC_OK)
+		rc = cmd_recv(p, "info-getjobattr-response");
+	if (rc != IBC_OK)
+		return rc;
+	v = malloc(MSG_MAX + 1);
+	if (v == NULL)
+		return IBC_ERR_NOMEM;
+	if ((field(p, "found", found, sizeof(found)) != NULL && strcasecmp(found, "true") != 0) ||
+	    field(p, "value", v, MSG_MAX + 1) == NULL) {
+		ibc_warn("boot pmi2: no PMI_process_mapping: every rank taken as its own node");
+		for (r = 0; r < size; r++)
+			node_of[r] = r;
+	} else {
+		rc = ibc_boot_pmi2_mapping(v, size, node_of);
+	}
+	free(v);
+	return rc;
+}
+
+/* ------------------------------------------------------------ open ----- */
 
 int ibc_boot_pmi2_open(struct ibc_boot **out)
 {
@@ -538,7 +662,9 @@ int ibc_boot_pmi2_open(struct ibc_boot **out)
 		rc = IBC_ERR_NOMEM;
 		goto fail_free;
 	}
-	p->fd = atoi(fd_env);
+	rc = pmi2_fd_parse(fd_env, &p->fd);
+	if (rc != IBC_OK)
+		goto fail_free;
 	snprintf(p->jobid, sizeof(p->jobid), "%s", jobid != NULL ? jobid : "");
 	/* the PMI-1 style greeting, answered by one line */
 	rc = wire_write(p->fd, hello, sizeof(hello) - 1);
@@ -561,28 +687,24 @@ int ibc_boot_pmi2_open(struct ibc_boot **out)
 	if (rc == IBC_OK)
 		rc = rc_of(p, "fullinit");
 	if (rc == IBC_OK) {
-		b->rank = field(p, "rank", v, sizeof(v)) ? atoi(v) : -1;
-		b->size = field(p, "size", v, sizeof(v)) ? atoi(v) : 0;
-		if (b->size < 1 || b->rank < 0 || b->rank >= b->size) {
-			ibc_error("boot pmi2: fullinit gave rank %d of %d", b->rank, b->size);
+		const char *q;
+
+		b->rank = -1;
+		b->size = 0;
+		if (field(p, "rank", v, sizeof(v)) && (q = v, map_int(&q, &r) == IBC_OK) && *q == '\0')
+			b->rank = r;
+		if (field(p, "size", v, sizeof(v)) && (q = v, map_int(&q, &r) == IBC_OK) && *q == '\0')
+			b->size = r;
+		if (b->size < 1 || b->size > MAX_RANKS || b->rank < 0 || b->rank >= b->size) {
+			ibc_error("boot pmi2: fullinit gave rank %d of %d (at most %d ranks)", b->rank, b->size,
+				  MAX_RANKS);
 			rc = IBC_ERR_PROTO;
 		}
 	}
 	/* where every rank is: the node id, the ranks of this node */
-	if (rc == IBC_OK)
-		rc = cmd_send(p, "cmd=info-getjobattr;key=PMI_process_mapping;");
-	if (rc == IBC_OK)
-		rc = cmd_recv(p, "info-getjobattr-response");
 	if (rc == IBC_OK) {
 		node_of = calloc((size_t)b->size, sizeof(*node_of));
-		if (node_of == NULL)
-			rc = IBC_ERR_NOMEM;
-	}
-	if (rc == IBC_OK && (field(p, "value", v, sizeof(v)) == NULL ||
-			     ibc_boot_pmi2_mapping(v, b->size, node_of) != IBC_OK)) {
-		ibc_warn("boot pmi2: no usable PMI_process_mapping: every rank taken as its own node");
-		for (r = 0; r < b->size; r++)
-			node_of[r] = r;
+		rc = node_of == NULL ? IBC_ERR_NOMEM : pmi2_node_map(p, b->size, node_of);
 	}
 	if (rc == IBC_OK) {
 		b->node_id = node_of[b->rank];

@@ -8,6 +8,8 @@
 
 #include <csv.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,6 +473,27 @@ double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column
 	const char *c = ibc_csv_cell(t, row, column);
 
 	return c != NULL && *c ? strtod(c, NULL) : NAN;
+}
+
+const char *ibc_csv_str(const struct ibc_csv_table *t, size_t row, const char *column)
+{
+	const char *c = ibc_csv_cell(t, row, column);
+
+	return c != NULL ? c : "";
+}
+
+size_t ibc_csv_size(const struct ibc_csv_table *t, size_t row, const char *column)
+{
+	double v = ibc_csv_num(t, row, column);
+
+	return isfinite(v) && v >= 0 && v < 0x1p63 ? (size_t)v : SIZE_MAX;
+}
+
+int ibc_csv_int(const struct ibc_csv_table *t, size_t row, const char *column)
+{
+	double v = ibc_csv_num(t, row, column);
+
+	return isfinite(v) && v >= 0 && v <= INT_MAX ? (int)v : -1;
 }
 
 int ibc_csv_num_strict(const struct ibc_csv_table *t, size_t row, const char *column, double *out)

@@ -34,6 +34,13 @@ void ibc_csv_table_free(struct ibc_csv_table *t);
 /* The number in a cell of data row `row`; NAN when the cell is empty or the
  * column absent. */
 double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column);
+/* The cell as text, "" when the row or the column is absent (never NULL). */
+const char *ibc_csv_str(const struct ibc_csv_table *t, size_t row, const char *column);
+/* The number in a cell as a count: SIZE_MAX (ibc_csv_size) or -1
+ * (ibc_csv_int) when it is empty, absent, negative, not finite or too big
+ * for the type (a cast of those would be undefined). */
+size_t ibc_csv_size(const struct ibc_csv_table *t, size_t row, const char *column);
+int ibc_csv_int(const struct ibc_csv_table *t, size_t row, const char *column);
 /* The number in a cell, strictly: IBC_OK with *out set when the whole cell is
  * a finite number (no blanks, no trailing text); IBC_ERR_NOTFOUND when the
  * cell is empty or the row or column absent; IBC_ERR_PROTO when it is not a

@@ -114,9 +114,13 @@ int ibc_opt_list_parse(const char *text, int sizes, struct ibc_opt_list *out)
 			return IBC_ERR_INVAL;
 		if (sizes && a <= 0)
 			return IBC_ERR_INVAL;
-		for (long long v = a; v <= b; v = sizes ? v * 2 : v + 1)
+		/* the next value is checked before it is made: no overflow near LLONG_MAX */
+		for (long long v = a;; v = sizes ? v * 2 : v + 1) {
 			if (list_push(out, v))
 				return IBC_ERR_INVAL;
+			if (sizes ? v > b / 2 : v >= b)
+				break;
+		}
 	}
 	return out->n ? IBC_OK : IBC_ERR_INVAL;
 }

@@ -9,10 +9,10 @@
  * MPI's MPI_Barrier (which yields in every idle progress loop) under
  * mpirun --oversubscribe, N = 4..16 on 2 PUs: 100 polls before the first
  * yield made RDS 1.2-1.8x slower than MPI_Barrier back to back; 0, 1, 2 or 4
- * polls all made it faster at N = 8..16; 1 is kept (README, "Oversubscribed
- * barriers").  One waiter departs from it: an RGM parent spins, bounded, for
- * its children on other PUs once all the ranks pinned to its own PU are in
- * (barrier_rgm.c). */
+ * polls all made it faster at N = 8..16; 1 is kept (the runs are not stored;
+ * docs/design.md, "Wait strategy", states the rule).  One waiter departs
+ * from it: an RGM parent spins, bounded, for its children on other PUs once
+ * all the ranks pinned to its own PU are in (barrier_rgm.c). */
 #ifndef IBC_CORE_WAIT_H
 #define IBC_CORE_WAIT_H
 

@@ -528,9 +528,9 @@ static void cache_counters(const struct ls *ls, const char *policy, const char *
 	for (r = 0; r + 1 < t->nrows; r++) {
 		double s = ibc_csv_num(t, r, "stages");
 
-		if (strcmp(ibc_csv_cell(t, r, "run_id"), ls->o->run_id) != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "policy"), policy) != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "pattern"), pattern) != 0 || ibc_csv_num(t, r, "hosts") != h ||
+		if (strcmp(ibc_csv_str(t, r, "run_id"), ls->o->run_id) != 0 ||
+		    strcmp(ibc_csv_str(t, r, "policy"), policy) != 0 ||
+		    strcmp(ibc_csv_str(t, r, "pattern"), pattern) != 0 || ibc_csv_num(t, r, "hosts") != h ||
 		    ibc_csv_num(t, r, "ppn") != c || ibc_csv_num(t, r, "mult") != m)
 			continue;
 		if (s1 < 0 || s < s1) {

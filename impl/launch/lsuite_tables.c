@@ -161,8 +161,8 @@ int ibc_lsuite_memory_table(struct ls *ls)
 	for (r = 0; r + 1 < t->nrows; r++) {
 		double e = ibc_csv_num(t, r, "nla_entries_max"), mem = ibc_csv_num(t, r, "nla_mem_max");
 
-		if (strcmp(ibc_csv_cell(t, r, "run_id"), ls->o->run_id) == 0 &&
-		    strcmp(ibc_csv_cell(t, r, "policy"), "hcmab") == 0 && e > best && e > 0) {
+		if (strcmp(ibc_csv_str(t, r, "run_id"), ls->o->run_id) == 0 &&
+		    strcmp(ibc_csv_str(t, r, "policy"), "hcmab") == 0 && e > best && e > 0) {
 			best = e;
 			entry = mem / e;
 		}

@@ -24,7 +24,7 @@ struct ibc_launch_conn {
 	struct ibc_launch_buf in, out;
 	pid_t pid;   /* remote shell that started the peer (children), 0 none */
 	int hello, done, reaped, status, lost;
-	double spawned_at;
+	double spawned_at; /* children: when started; accepted (pending) ones: when accepted */
 };
 
 struct ibc_launch_proc {

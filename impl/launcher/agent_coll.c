@@ -398,7 +398,9 @@ void ibc_launch_coll_down(struct ibc_launch_agent *a, struct ibc_launch_coll *c,
 		goto out_free;
 	}
 	if (nkv > 0 && a->me != 0) {
-		for (i = 0; i < nkv; i++) {
+		/* a count larger than the pairs present ends at the first missing
+		 * one (the reader's latched error), not after 2^32 empty turns */
+		for (i = 0; i < nkv && !rd.err; i++) {
 			char *key = ibc_launch_rd_strdup(&rd);
 			size_t vl;
 			const void *v = ibc_launch_rd_bytes(&rd, &vl);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #define IBC_LAUNCH_CONNECT_TIMEOUT 30 /* s for a started node agent to say HELLO */
+#define IBC_LAUNCH_HELLO_TIMEOUT 10.0 /* s for an accepted connection to say HELLO */
 
 /* --------------------------------------------------------- frame input --- */
 
@@ -135,6 +136,12 @@ static void on_frame(struct ibc_launch_agent *a, struct ibc_launch_conn *c, cons
 		ibc_launch_fail(a, -1, 1, "node agent %d: unexpected %s frame", a->me, ibc_launch_msg_name(h->type));
 		break;
 	}
+}
+
+void ibc_launch_agent_frame(struct ibc_launch_agent *a, struct ibc_launch_conn *c, const struct ibc_launch_hdr *h,
+			    const unsigned char *pl)
+{
+	on_frame(a, c, h, pl);
 }
 
 static const char *conn_host(const struct ibc_launch_agent *a, const struct ibc_launch_conn *c)
@@ -260,6 +267,41 @@ static void pending_hello(struct ibc_launch_agent *a, int pi)
 	a->pend[pi] = a->pend[--a->npend];
 }
 
+/* s an accepted connection has for its HELLO: IBC_LAUNCH_HELLO_TIMEOUT, or
+ * the environment's IBC_LAUNCH_HELLO_TIMEOUT when it is a positive number. */
+static double hello_timeout(void)
+{
+	const char *v = getenv("IBC_LAUNCH_HELLO_TIMEOUT");
+	char *end = NULL;
+	double t = v != NULL ? strtod(v, &end) : 0;
+
+	return v != NULL && end != v && *end == '\0' && t > 0 ? t : IBC_LAUNCH_HELLO_TIMEOUT;
+}
+
+/* Closes the accepted connections that sent no whole HELLO in time: a peer
+ * that connects and says nothing (or half a frame) holds no fd for the
+ * rest of the job. */
+static void pending_expire(struct ibc_launch_agent *a, double now)
+{
+	double limit = hello_timeout();
+	int i = 0;
+
+	while (i < a->npend) {
+		struct ibc_launch_conn *c = &a->pend[i];
+
+		if (now - c->spawned_at <= limit) {
+			i++;
+			continue;
+		}
+		if (!a->terminating)
+			ibc_warn("launch: closing a connection that sent no HELLO within %g s (%zu bytes)", limit,
+				 ibc_launch_buf_avail(&c->in));
+		close(c->fd);
+		ibc_launch_buf_free(&c->in);
+		a->pend[i] = a->pend[--a->npend];
+	}
+}
+
 static void do_accept(struct ibc_launch_agent *a)
 {
 	int fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), one = 1;
@@ -277,6 +319,7 @@ static void do_accept(struct ibc_launch_agent *a)
 	memset(&a->pend[a->npend], 0, sizeof(*np));
 	a->pend[a->npend].fd = fd;
 	a->pend[a->npend].idx = -1;
+	a->pend[a->npend].spawned_at = ibc_launch_now(); /* accepted at: HELLO timeout */
 	a->npend++;
 }
 
@@ -579,6 +622,7 @@ int ibc_launch_agent_run(struct ibc_launch_agent *a)
 				ibc_launch_fail(a, -1, 1, "the node agent on %s did not connect within %d s",
 						a->job.hosts[c->idx - 1], IBC_LAUNCH_CONNECT_TIMEOUT);
 		}
+		pending_expire(a, now);
 		if (a->me == 0 && a->timeout > 0 && !a->terminating && now > a->deadline) {
 			char miss[400];
 

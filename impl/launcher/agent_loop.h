@@ -51,6 +51,10 @@ int ibc_launch_status_code(int status);
  * until the job (or this agent's part of it) is over. */
 int ibc_launch_agent_run(struct ibc_launch_agent *a);
 void ibc_launch_agent_free(struct ibc_launch_agent *a);
+/* One decoded frame (h, its payload pl) from link c (the parent or a child),
+ * as the loop handles it; for tests/fuzz/wire_agent.c. */
+void ibc_launch_agent_frame(struct ibc_launch_agent *a, struct ibc_launch_conn *c, const struct ibc_launch_hdr *h,
+			    const unsigned char *pl);
 /* Sets the rank's environment in the current (forked) process. */
 void ibc_launch_proc_env(const struct ibc_launch_job *j, int rank, int fd);
 

@@ -10,25 +10,6 @@
 
 /* ---------------------------------------------------- process protocol --- */
 
-static void pmi_mapping(const struct ibc_launch_agent *a, char *buf, size_t n)
-{
-	size_t off;
-	uint32_t j = 0;
-
-	off = (size_t)snprintf(buf, n, "(vector");
-	while (j < a->job.nnodes && off < n) {
-		int cnt = a->job.start[j + 1] - a->job.start[j];
-		uint32_t e = j + 1;
-
-		while (e < a->job.nnodes && a->job.start[e + 1] - a->job.start[e] == cnt)
-			e++;
-		off += (size_t)snprintf(buf + off, n - off, ",(%u,%u,%d)", j, e - j, cnt);
-		j = e;
-	}
-	if (off < n)
-		snprintf(buf + off, n - off, ")");
-}
-
 /* Handles one command; returns bytes consumed from p->in, 0 when more input
  * is needed, -1 after a protocol error. */
 static long proc_command(struct ibc_launch_agent *a, struct ibc_launch_proc *p)
@@ -99,7 +80,8 @@ static long proc_command(struct ibc_launch_agent *a, struct ibc_launch_proc *p)
 		ibc_launch_proc_replyf(p, NULL, 0, "cmd=initack rc=0\ncmd=set size=%u\ncmd=set rank=%d\ncmd=set debug=0",
 			    a->job.np, p->rank);
 	} else if (strcmp(cmd, "get_maxes") == 0) {
-		ibc_launch_proc_replyf(p, NULL, 0, "cmd=maxes rc=0 kvsname_max=256 keylen_max=256 vallen_max=1024");
+		ibc_launch_proc_replyf(p, NULL, 0, "cmd=maxes rc=0 kvsname_max=256 keylen_max=256 vallen_max=%d",
+				       IBC_LAUNCH_VAL_MAX);
 	} else if (strcmp(cmd, "get_appnum") == 0) {
 		ibc_launch_proc_replyf(p, NULL, 0, "cmd=appnum rc=0 appnum=0");
 	} else if (strcmp(cmd, "get_my_kvsname") == 0) {
@@ -111,7 +93,7 @@ static long proc_command(struct ibc_launch_agent *a, struct ibc_launch_proc *p)
 	} else if (strcmp(cmd, "put") == 0) {
 		const char *key = ibc_launch_kv_find(kv, n, "key"), *val = ibc_launch_kv_find(kv, n, "value");
 
-		if (key == NULL || val == NULL || *key == '\0' || strlen(key) > 256 || strlen(val) > 1024) {
+		if (key == NULL || val == NULL || *key == '\0' || strlen(key) > 256 || strlen(val) > IBC_LAUNCH_VAL_MAX) {
 			ibc_launch_proc_proto_error(a, p, "put_result", "bad_put");
 			return -1;
 		}
@@ -119,15 +101,17 @@ static long proc_command(struct ibc_launch_agent *a, struct ibc_launch_proc *p)
 		ibc_launch_proc_replyf(p, NULL, 0, "cmd=put_result rc=0 msg=success");
 	} else if (strcmp(cmd, "get") == 0) {
 		const char *key = ibc_launch_kv_find(kv, n, "key");
-		char map[1024];
+		char map[IBC_LAUNCH_VAL_MAX + 1];
 
 		if (key == NULL || *key == '\0') {
 			ibc_launch_proc_proto_error(a, p, "get_result", "bad_get");
 			return -1;
 		}
 		if (strcmp(key, "PMI_process_mapping") == 0) {
-			pmi_mapping(a, map, sizeof(map));
-			ibc_launch_proc_replyf(p, NULL, 0, "cmd=get_result rc=0 msg=success value=%s", map);
+			if (ibc_launch_pmi_mapping(a->job.start, a->job.nnodes, map, sizeof(map)) == IBC_OK)
+				ibc_launch_proc_replyf(p, NULL, 0, "cmd=get_result rc=0 msg=success value=%s", map);
+			else /* longer than vallen_max: not cut short, refused */
+				ibc_launch_proc_replyf(p, NULL, 0, "cmd=get_result rc=-1 msg=process_mapping_too_long");
 		} else {
 			p->wait = IBC_LAUNCH_WAIT_PMIGET;
 			ibc_launch_bb_get(a, key, idx, -1);

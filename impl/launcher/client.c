@@ -6,6 +6,8 @@
 #include "core/status.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,21 @@ static int env_int(const char *name, int dflt)
 	const char *v = getenv(name);
 
 	return v != NULL && *v != '\0' ? atoi(v) : dflt;
+}
+
+/* PMI_FD: a decimal number of an open descriptor, else -1 (logged). */
+static int fd_parse(const char *text)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || v < 0 || v > INT_MAX || fcntl((int)v, F_GETFD) < 0) {
+		ibc_error("launch client: PMI_FD='%.40s' is not an open file descriptor", text);
+		return -1;
+	}
+	return (int)v;
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -96,7 +113,9 @@ int ibc_launch_client_open(struct ibc_launch_client *c)
 	c->fd = -1;
 	if (fd == NULL || *fd == '\0')
 		return IBC_ERR_NOTFOUND;
-	c->fd = atoi(fd);
+	c->fd = fd_parse(fd);
+	if (c->fd < 0)
+		return IBC_ERR_INVAL;
 	c->rank = env_int("PMI_RANK", 0);
 	c->size = env_int("PMI_SIZE", 1);
 	c->local_rank = env_int("IBC_LAUNCH_LOCAL_RANK", 0);
@@ -125,7 +144,24 @@ int ibc_launch_client_close(struct ibc_launch_client *c)
 	return rc < 0 ? rc : IBC_OK;
 }
 
-/* Reads "cmd=<want> rc=R bytes=B" and B bytes into buf (cap). */
+/* Reads and drops n payload bytes, so that the next reply is read from its
+ * start. */
+static int payload_skip(struct ibc_launch_client *c, unsigned long long n)
+{
+	char scratch[4096];
+	int rc = IBC_OK;
+
+	while (n > 0 && rc == IBC_OK) {
+		size_t k = n < sizeof(scratch) ? (size_t)n : sizeof(scratch);
+
+		rc = read_all(c->fd, scratch, k);
+		n -= k;
+	}
+	return rc;
+}
+
+/* Reads "cmd=<want> rc=R bytes=B" and B bytes into buf (cap); a payload
+ * larger than cap is read and dropped: IBC_ERR_NOMEM, *len = B. */
 static int read_payload_reply(struct ibc_launch_client *c, const char *want, void *buf, size_t cap,
 			      size_t *len, long long *src)
 {
@@ -137,15 +173,19 @@ static int read_payload_reply(struct ibc_launch_client *c, const char *want, voi
 	if (n < 0)
 		return n;
 	r = reply_rc(kv, n);
-	if (ibc_launch_kv_long(kv, n, "bytes", &bytes) != IBC_OK)
-		bytes = 0;
+	if (ibc_launch_kv_find(kv, n, "bytes") != NULL && ibc_launch_kv_long(kv, n, "bytes", &bytes) != IBC_OK) {
+		ibc_error("launch client: %s: bad length bytes=%s", want, ibc_launch_kv_find(kv, n, "bytes"));
+		return IBC_ERR_PROTO;
+	}
 	if (src != NULL && ibc_launch_kv_long(kv, n, "src", src) != IBC_OK)
 		*src = -1;
 	if (len != NULL)
 		*len = (size_t)bytes;
-	if ((size_t)bytes > cap) {
+	if ((unsigned long long)bytes > cap) {
+		int rc = payload_skip(c, (unsigned long long)bytes);
+
 		ibc_error("launch client: %s: %lld bytes do not fit in %zu", want, bytes, cap);
-		return IBC_ERR_INVAL;
+		return rc == IBC_OK ? IBC_ERR_NOMEM : rc;
 	}
 	if (bytes > 0) {
 		int rc = read_all(c->fd, buf, (size_t)bytes);

@@ -26,7 +26,9 @@ int ibc_launch_client_send(struct ibc_launch_client *c, int dest, int tag, const
 int ibc_launch_client_recv(struct ibc_launch_client *c, int src, int tag, void *buf, size_t cap,
 			   size_t *len, int *src_out);
 int ibc_launch_client_put(struct ibc_launch_client *c, const char *key, const void *val, size_t len);
-/* IBC_ERR_NOTFOUND when no rank put key (before the last fence). */
+/* IBC_ERR_NOTFOUND when no rank put key (before the last fence);
+ * IBC_ERR_NOMEM (*len = its size) when the value is larger than cap: it is
+ * read and dropped, the connection stays usable. */
 int ibc_launch_client_get(struct ibc_launch_client *c, const char *key, void *val, size_t cap, size_t *len);
 int ibc_launch_client_fence(struct ibc_launch_client *c);
 /* Asks the launcher to end the job with exit status code. */

@@ -2,6 +2,7 @@
 #include "launcher/proto.h"
 #include "core/status.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,5 +87,31 @@ int ibc_launch_kv_long(const struct ibc_launch_kv *kv, int n, const char *key, l
 	if (*end != '\0' || x < -1 || x > (1LL << 40))
 		return IBC_ERR_PROTO;
 	*out = x;
+	return IBC_OK;
+}
+
+/* Runs of nodes with the same count are one block. */
+int ibc_launch_pmi_mapping(const int *start, unsigned nnodes, char *buf, size_t cap)
+{
+	size_t off = 0;
+	unsigned j = 0;
+	int w = snprintf(buf, cap, "(vector");
+
+	while (w >= 0 && (off += (size_t)w) < cap && j < nnodes) {
+		int cnt = start[j + 1] - start[j];
+		unsigned e = j + 1;
+
+		while (e < nnodes && start[e + 1] - start[e] == cnt)
+			e++;
+		w = snprintf(buf + off, cap - off, ",(%u,%u,%d)", j, e - j, cnt);
+		j = e;
+	}
+	if (w >= 0 && off < cap)
+		w = snprintf(buf + off, cap - off, ")");
+	if (w < 0 || off + (size_t)w >= cap) {
+		if (cap > 0)
+			buf[0] = '\0';
+		return IBC_ERR_NOMEM;
+	}
 	return IBC_OK;
 }

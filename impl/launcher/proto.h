@@ -9,6 +9,7 @@
 
 #define IBC_LAUNCH_LINE_MAX 4096
 #define IBC_LAUNCH_KV_MAX 16
+#define IBC_LAUNCH_VAL_MAX 1024 /* PMI-1 vallen_max: the longest put or get value */
 
 struct ibc_launch_kv {
 	char *key, *val; /* point into the parsed line */
@@ -36,6 +37,10 @@ enum ibc_launch_coll_op {
 	IBC_LAUNCH_COLL_MAX_
 };
 const char *ibc_launch_coll_name(int op);
+/* PMI_process_mapping "(vector,(node,count,per_node),...)" of a job whose
+ * node j holds ranks start[j]..start[j+1]-1, into buf (cap bytes with the
+ * NUL); IBC_ERR_NOMEM, buf "", when it does not fit whole. */
+int ibc_launch_pmi_mapping(const int *start, unsigned nnodes, char *buf, size_t cap);
 int ibc_launch_coll_find(const char *name);
 
 #endif

@@ -74,7 +74,13 @@ int ibc_launch_buf_put_frame(struct ibc_launch_buf *b, struct ibc_launch_hdr *h,
 void ibc_launch_buf_consume(struct ibc_launch_buf *b, size_t n);
 void ibc_launch_buf_free(struct ibc_launch_buf *b);
 static inline size_t ibc_launch_buf_avail(const struct ibc_launch_buf *b) { return b->len - b->off; }
-static inline unsigned char *ibc_launch_buf_head(const struct ibc_launch_buf *b) { return b->data + b->off; }
+/* never NULL (an empty buffer's head is a static byte: no arithmetic on NULL) */
+static inline unsigned char *ibc_launch_buf_head(const struct ibc_launch_buf *b)
+{
+	static unsigned char none;
+
+	return b->data != NULL ? b->data + b->off : &none;
+}
 
 /* Bounded reader over a payload. */
 struct ibc_launch_rd {

@@ -21,8 +21,8 @@ static const char *const stats_names[] = { "min", "p50", "mean" };
 
 static int row_is(const struct ibc_csv_table *t, size_t r, const char *run_id)
 {
-	return strcmp(ibc_csv_cell(t, r, "suite"), "logp") == 0 &&
-	       strcmp(ibc_csv_cell(t, r, "run_id"), run_id) == 0;
+	return strcmp(ibc_csv_str(t, r, "suite"), "logp") == 0 &&
+	       strcmp(ibc_csv_str(t, r, "run_id"), run_id) == 0;
 }
 
 /* The row of (xport, variant, bytes, p) at the largest N, -1 if none. */
@@ -32,9 +32,9 @@ static long row_find(const struct ibc_csv_table *t, const char *run_id, const ch
 	size_t r;
 
 	for (r = 0; r + 1 < t->nrows; r++)
-		if (row_is(t, r, run_id) && strcmp(ibc_csv_cell(t, r, "xport"), xport) == 0 &&
-		    strcmp(ibc_csv_cell(t, r, "variant"), variant) == 0 &&
-		    (size_t)ibc_csv_num(t, r, "bytes") == bytes && (int)ibc_csv_num(t, r, "ranks") == ranks &&
+		if (row_is(t, r, run_id) && strcmp(ibc_csv_str(t, r, "xport"), xport) == 0 &&
+		    strcmp(ibc_csv_str(t, r, "variant"), variant) == 0 &&
+		    ibc_csv_size(t, r, "bytes") == bytes && ibc_csv_int(t, r, "ranks") == ranks &&
 		    (p < 0 || (long)ibc_csv_num(t, r, "fanin") == p))
 			return (long)r;
 	return -1;
@@ -67,9 +67,9 @@ static size_t datasets_get(const struct ibc_csv_table *t, const char *run_id, st
 	size_t r, k, n = 0;
 
 	for (r = 0; r + 1 < t->nrows; r++) {
-		const char *x = ibc_csv_cell(t, r, "xport"), *v = ibc_csv_cell(t, r, "variant");
-		size_t b = (size_t)ibc_csv_num(t, r, "bytes");
-		int N = (int)ibc_csv_num(t, r, "ranks");
+		const char *x = ibc_csv_str(t, r, "xport"), *v = ibc_csv_str(t, r, "variant");
+		size_t b = ibc_csv_size(t, r, "bytes");
+		int N = ibc_csv_int(t, r, "ranks");
 
 		if (!row_is(t, r, run_id) || isnan(ibc_csv_num(t, r, "fanin")))
 			continue;
@@ -113,9 +113,9 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 	for (r = 0; r + 1 < t->nrows && n < MAXPTS; r++) {
 		double v = ibc_csv_num(t, r, stats_cols[s]);
 
-		if (!row_is(t, r, run_id) || strcmp(ibc_csv_cell(t, r, "xport"), d->xport) != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "variant"), d->variant) != 0 ||
-		    (size_t)ibc_csv_num(t, r, "bytes") != d->bytes || (int)ibc_csv_num(t, r, "ranks") != d->ranks ||
+		if (!row_is(t, r, run_id) || strcmp(ibc_csv_str(t, r, "xport"), d->xport) != 0 ||
+		    strcmp(ibc_csv_str(t, r, "variant"), d->variant) != 0 ||
+		    ibc_csv_size(t, r, "bytes") != d->bytes || ibc_csv_int(t, r, "ranks") != d->ranks ||
 		    !isfinite(v))
 			continue;
 		p[n] = ibc_csv_num(t, r, "fanin");
@@ -266,10 +266,10 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 	int rc = IBC_OK;
 
 	for (r = 0; r + 1 < t->nrows; r++) {
-		const char *x = ibc_csv_cell(t, r, "xport");
-		int N = (int)ibc_csv_num(t, r, "ranks");
+		const char *x = ibc_csv_str(t, r, "xport");
+		int N = ibc_csv_int(t, r, "ranks");
 
-		if (!row_is(t, r, run_id) || strcmp(ibc_csv_cell(t, r, "variant"), "loggp-prtt1") != 0)
+		if (!row_is(t, r, run_id) || strcmp(ibc_csv_str(t, r, "variant"), "loggp-prtt1") != 0)
 			continue;
 		for (k = 0; k < nj && (strcmp(jobs[k].xport, x) != 0 || jobs[k].n != N); k++)
 			;
@@ -286,10 +286,10 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 
 		ns = 0;
 		for (r = 0; r + 1 < t->nrows && ns < 32; r++)
-			if (row_is(t, r, run_id) && strcmp(ibc_csv_cell(t, r, "xport"), x) == 0 &&
-			    (int)ibc_csv_num(t, r, "ranks") == N &&
-			    strcmp(ibc_csv_cell(t, r, "variant"), "loggp-prtt1") == 0) {
-				size_t b = (size_t)ibc_csv_num(t, r, "bytes");
+			if (row_is(t, r, run_id) && strcmp(ibc_csv_str(t, r, "xport"), x) == 0 &&
+			    ibc_csv_int(t, r, "ranks") == N &&
+			    strcmp(ibc_csv_str(t, r, "variant"), "loggp-prtt1") == 0) {
+				size_t b = ibc_csv_size(t, r, "bytes");
 
 				for (i = 0; i < ns && sizes[i] != b; i++)
 					;
@@ -307,7 +307,7 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 			p1 = ibc_csv_num(t, (size_t)r1, "p50_us");
 			pn = ibc_csv_num(t, (size_t)rn, "p50_us");
 			pd = ibc_csv_num(t, (size_t)rd, "p50_us");
-			d = ibc_csv_extra_get(ibc_csv_cell(t, (size_t)rd, "extra"), "d_us", dbuf,
+			d = ibc_csv_extra_get(ibc_csv_str(t, (size_t)rd, "extra"), "d_us", dbuf,
 					      sizeof(dbuf)) ? strtod(dbuf, NULL) : NAN;
 			g = (pn - p1) / (IBC_LOGP_PRTT_N - 1);
 			o = (pd - p1) / (IBC_LOGP_PRTT_N - 1) - d;
@@ -336,8 +336,8 @@ static const char *run_last(const struct ibc_csv_table *t)
 	size_t r;
 
 	for (r = 0; r + 1 < t->nrows; r++)
-		if (strcmp(ibc_csv_cell(t, r, "suite"), "logp") == 0)
-			id = ibc_csv_cell(t, r, "run_id");
+		if (strcmp(ibc_csv_str(t, r, "suite"), "logp") == 0)
+			id = ibc_csv_str(t, r, "run_id");
 	return id;
 }
 
@@ -419,15 +419,15 @@ static int fits_load(const char *path, struct ibc_logp_params *out)
 		struct ibc_logp_curve *c = &out->curve[out->ncurves++];
 		char col[16];
 
-		snprintf(out->run_id, sizeof(out->run_id), "%s", ibc_csv_cell(t, r, "run_id"));
-		snprintf(c->xport, sizeof(c->xport), "%s", ibc_csv_cell(t, r, "xport"));
-		snprintf(c->variant, sizeof(c->variant), "%s", ibc_csv_cell(t, r, "variant"));
-		snprintf(c->stat, sizeof(c->stat), "%s", ibc_csv_cell(t, r, "stat"));
-		c->bytes = (size_t)ibc_csv_num(t, r, "bytes");
-		c->ranks = (int)ibc_csv_num(t, r, "ranks");
-		c->ok = strcmp(ibc_csv_cell(t, r, "status"), "ok") == 0;
+		snprintf(out->run_id, sizeof(out->run_id), "%s", ibc_csv_str(t, r, "run_id"));
+		snprintf(c->xport, sizeof(c->xport), "%s", ibc_csv_str(t, r, "xport"));
+		snprintf(c->variant, sizeof(c->variant), "%s", ibc_csv_str(t, r, "variant"));
+		snprintf(c->stat, sizeof(c->stat), "%s", ibc_csv_str(t, r, "stat"));
+		c->bytes = ibc_csv_size(t, r, "bytes");
+		c->ranks = ibc_csv_int(t, r, "ranks");
+		c->ok = strcmp(ibc_csv_str(t, r, "status"), "ok") == 0;
 		c->pmax = ibc_csv_num(t, r, "pmax");
-		c->fit.model = strcmp(ibc_csv_cell(t, r, "model"), "rtt") == 0 ? IBC_LOGP_FIT_RTT
+		c->fit.model = strcmp(ibc_csv_str(t, r, "model"), "rtt") == 0 ? IBC_LOGP_FIT_RTT
 									       : IBC_LOGP_FIT_OV;
 		c->fit.npar = ibc_logp_fit_npar(c->fit.model);
 		c->fit.r2 = ibc_csv_num(t, r, "r2");
@@ -457,9 +457,9 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 	}
 	for (pass = 0; pass < 2; pass++)
 		for (r = 0; r + 1 < t->nrows; r++) {
-			const char *q = ibc_csv_cell(t, r, "quantity"), *x = ibc_csv_cell(t, r, "xport");
-			size_t b = (size_t)ibc_csv_num(t, r, "bytes");
-			int n = (int)ibc_csv_num(t, r, "ranks");
+			const char *q = ibc_csv_str(t, r, "quantity"), *x = ibc_csv_str(t, r, "xport");
+			size_t b = ibc_csv_size(t, r, "bytes");
+			int n = ibc_csv_int(t, r, "ranks");
 			double v = ibc_csv_num(t, r, "value_us");
 			struct ibc_logp_loggp *g;
 
@@ -514,11 +514,11 @@ static int points_load(const char *path, struct ibc_logp_params *out)
 
 		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")))
 			continue;
-		snprintf(q->xport, sizeof(q->xport), "%s", ibc_csv_cell(t, r, "xport"));
-		snprintf(q->variant, sizeof(q->variant), "%s", ibc_csv_cell(t, r, "variant"));
-		q->bytes = (size_t)ibc_csv_num(t, r, "bytes");
-		q->ranks = (int)ibc_csv_num(t, r, "ranks");
-		q->p = (int)ibc_csv_num(t, r, "fanin");
+		snprintf(q->xport, sizeof(q->xport), "%s", ibc_csv_str(t, r, "xport"));
+		snprintf(q->variant, sizeof(q->variant), "%s", ibc_csv_str(t, r, "variant"));
+		q->bytes = ibc_csv_size(t, r, "bytes");
+		q->ranks = ibc_csv_int(t, r, "ranks");
+		q->p = ibc_csv_int(t, r, "fanin");
 		for (s = 0; s < NSTATS; s++)
 			q->v[s] = ibc_csv_num(t, r, stats_cols[s]);
 		out->npts++;

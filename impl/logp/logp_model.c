@@ -308,11 +308,11 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		const char *suite = ibc_csv_cell(t, r, "suite"), *variant = ibc_csv_cell(t, r, "variant");
 		const char *xport = ibc_csv_cell(t, r, "xport"), *ov = ibc_csv_cell(t, r, "oversub");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
-		int n = (int)ibc_csv_num(t, r, "ranks");
+		int n = ibc_csv_int(t, r, "ranks");
 		double fan = ibc_csv_num(t, r, "fanin"), p50 = ibc_csv_num(t, r, "p50_us");
 		const char *as;
 		double meas = measured(t, r, &as);
-		size_t bytes = (size_t)ibc_csv_num(t, r, "bytes");
+		size_t bytes = ibc_csv_size(t, r, "bytes");
 		int oversub = ov != NULL && strcmp(ov, "1") == 0;
 		char f[NMODEL][64], note[128];
 		const char *fp[NMODEL];
@@ -320,7 +320,7 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		struct alg_err *ae;
 		size_t i;
 
-		if (fam == NULL || strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") != 0 || !isfinite(meas) ||
+		if (fam == NULL || strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0 || !isfinite(meas) ||
 		    meas <= 0 || n < 1)
 			continue;
 		if (predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes, &p) !=
@@ -392,16 +392,16 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 		size_t used = 0, i;
 		int seen = 0;
 
-		if (fam == NULL || strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") != 0)
+		if (fam == NULL || strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0)
 			continue;
 		/* once per (suite, variant, xport, bytes, fanin) */
 		for (q = 0; q < r && !seen; q++)
-			seen = strcmp(ibc_csv_cell(t, q, "suite"), suite) == 0 &&
-			       strcmp(ibc_csv_cell(t, q, "variant"), variant) == 0 &&
-			       strcmp(ibc_csv_cell(t, q, "xport"), xport) == 0 &&
-			       strcmp(ibc_csv_cell(t, q, "bytes"), bc) == 0 &&
-			       strcmp(ibc_csv_cell(t, q, "fanin"), fanc) == 0 &&
-			       strcmp(ibc_csv_cell(t, q, "impl"), "ibchar") == 0;
+			seen = strcmp(ibc_csv_str(t, q, "suite"), suite) == 0 &&
+			       strcmp(ibc_csv_str(t, q, "variant"), variant) == 0 &&
+			       strcmp(ibc_csv_str(t, q, "xport"), xport) == 0 &&
+			       strcmp(ibc_csv_str(t, q, "bytes"), bc) == 0 &&
+			       strcmp(ibc_csv_str(t, q, "fanin"), fanc) == 0 &&
+			       strcmp(ibc_csv_str(t, q, "impl"), "ibchar") == 0;
 		if (seen)
 			continue;
 		for (e = 0; e < NEXTRA && rc == IBC_OK; e++) {
@@ -449,12 +449,12 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	if (fam == NULL)
 		return IBC_OK;
 	for (r = 0; r + 1 < t->nrows; r++) {
-		int n = (int)ibc_csv_num(t, r, "ranks"), k;
+		int n = ibc_csv_int(t, r, "ranks"), k;
 
-		if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") != 0)
+		if (strcmp(ibc_csv_str(t, r, "suite"), "barrier") != 0 ||
+		    strcmp(ibc_csv_str(t, r, "variant"), "rgm") != 0)
 			continue;
-		snprintf(xport, sizeof(xport), "%s", ibc_csv_cell(t, r, "xport"));
+		snprintf(xport, sizeof(xport), "%s", ibc_csv_str(t, r, "xport"));
 		for (k = 0; k < nn && ns[k] != n; k++)
 			;
 		if (k == nn && nn < 60)
@@ -496,11 +496,11 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			const char *as;
 			double v = measured(t, r, &as);
 
-			if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") == 0 &&
-			    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") == 0 &&
-			    strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") == 0 &&
-			    strcmp(ibc_csv_cell(t, r, "xport"), xport) == 0 &&
-			    (int)ibc_csv_num(t, r, "ranks") == ns[i] && v < best[3]) {
+			if (strcmp(ibc_csv_str(t, r, "suite"), "barrier") == 0 &&
+			    strcmp(ibc_csv_str(t, r, "variant"), "rgm") == 0 &&
+			    strcmp(ibc_csv_str(t, r, "impl"), "ibchar") == 0 &&
+			    strcmp(ibc_csv_str(t, r, "xport"), xport) == 0 &&
+			    ibc_csv_int(t, r, "ranks") == ns[i] && v < best[3]) {
 				best[3] = v;
 				bl[3] = (long)ibc_csv_num(t, r, "fanin");
 			}

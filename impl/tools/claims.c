@@ -49,7 +49,7 @@ static const struct side *side_of(const struct claim *c, int k)
 
 static int same_cell(const struct run *ru, size_t a, size_t b, const char *col)
 {
-	return strcmp(ibc_csv_cell(ru->t, a, col), ibc_csv_cell(ru->t, b, col)) == 0;
+	return strcmp(ibc_csv_str(ru->t, a, col), ibc_csv_cell(ru->t, b, col)) == 0;
 }
 
 /* 1 when a side of the pair names col in its own conditions (the sides then
@@ -106,9 +106,9 @@ static unsigned row_excl(const struct run *ru, size_t r)
 {
 	unsigned ex = 0;
 
-	if (strcmp(ibc_csv_cell(ru->t, r, "oversub"), "1") == 0)
+	if (strcmp(ibc_csv_str(ru->t, r, "oversub"), "1") == 0)
 		ex |= EX_OVERSUB;
-	if (strtod(ibc_csv_cell(ru->t, r, "iters"), NULL) < IBC_SUMMARY_MIN_SAMPLES)
+	if (strtod(ibc_csv_str(ru->t, r, "iters"), NULL) < IBC_SUMMARY_MIN_SAMPLES)
 		ex |= EX_FEW;
 	return ex;
 }
@@ -132,9 +132,9 @@ static void point_text(const struct run *ru, const struct pair *p, char *buf, si
 	const char *fa = ibc_csv_cell(ru->t, p->a, "fanin"), *fb = ibc_csv_cell(ru->t, p->b, "fanin");
 
 	snprintf(buf, cap, "N = %s", ibc_csv_cell(ru->t, p->a, "ranks"));
-	if (strcmp(ibc_csv_cell(ru->t, p->a, "bytes"), "0") != 0)
+	if (strcmp(ibc_csv_str(ru->t, p->a, "bytes"), "0") != 0)
 		ibc_claims_text_append(buf, cap, ", %s B", ibc_csv_cell(ru->t, p->a, "bytes"));
-	if (strcmp(ibc_csv_cell(ru->t, p->a, "ppn"), ibc_csv_cell(ru->t, p->a, "ranks")) != 0)
+	if (strcmp(ibc_csv_str(ru->t, p->a, "ppn"), ibc_csv_cell(ru->t, p->a, "ranks")) != 0)
 		ibc_claims_text_append(buf, cap, ", %s per node", ibc_csv_cell(ru->t, p->a, "ppn"));
 	if (fa[0] != '\0' || fb[0] != '\0')
 		ibc_claims_text_append(buf, cap, ", fan-in %s", fa[0] != '\0' ? fa : fb);
@@ -161,7 +161,7 @@ static void excluded_text(const struct eval *e, char *buf, size_t cap)
 		n[1] += (e->p[i].ex & (EX_OVERSUB | EX_FEW)) == EX_FEW;
 		n[2] += e->p[i].ex == EX_NOMETRIC;
 		if ((e->p[i].ex & EX_OVERSUB) && v != NULL)
-			v[k++] = strtod(ibc_csv_cell(e->ru->t, e->p[i].a, "ranks"), NULL);
+			v[k++] = strtod(ibc_csv_str(e->ru->t, e->p[i].a, "ranks"), NULL);
 	}
 	if (n[0]) {
 		ibc_claims_num_set(v, k, set, sizeof(set));
@@ -224,7 +224,7 @@ static int eval_rows(struct eval *e, char *why, size_t cap)
 	char t1[128], t2[256];
 
 	for (r = 0; r + 1 < ru->t->nrows; r++)
-		any += !ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0;
+		any += !ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_str(ru->t, r, "suite"), c->suite) == 0;
 	if (any == 0) {
 		snprintf(why, cap, "no %s rows in this run (ibchar run %s)", c->suite, c->suite);
 		return 0;
@@ -238,8 +238,8 @@ static int eval_rows(struct eval *e, char *why, size_t cap)
 			return 0;
 		}
 		for (r = 0, n = 0; r + 1 < ru->t->nrows; r++)
-			if (!ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_cell(ru->t, r, "suite"), c->suite) == 0 &&
-			    strcmp(ibc_csv_cell(ru->t, r, "variant"), s->variant) == 0)
+			if (!ibc_claims_row_is_model(ru, r) && strcmp(ibc_csv_str(ru->t, r, "suite"), c->suite) == 0 &&
+			    strcmp(ibc_csv_str(ru->t, r, "variant"), s->variant) == 0)
 				e->rows[k][n++] = r;
 		e->nrows[k] = n;
 		if (n == 0) {
@@ -296,9 +296,9 @@ static int eval_pairs(struct eval *e)
 					else
 						p.stat = c->rate ? va - vb : vb - va;
 					if (c->along[0] != '\0')
-						p.x = strtod(ibc_csv_cell(e->ru->t, p.a, c->along), NULL);
+						p.x = strtod(ibc_csv_str(e->ru->t, p.a, c->along), NULL);
 					else
-						p.x = strtod(ibc_csv_cell(e->ru->t, p.a, "ranks"), NULL);
+						p.x = strtod(ibc_csv_str(e->ru->t, p.a, "ranks"), NULL);
 					rc = pair_add(e, &p);
 				}
 	return rc;
@@ -378,8 +378,8 @@ static void eval_figure(const struct eval *e, struct ibc_claim_result *res)
 	for (i = 0, k = 0; i < e->np && xs != NULL && bs != NULL; i++) {
 		if (e->p[i].ex)
 			continue;
-		xs[k] = strtod(ibc_csv_cell(e->ru->t, e->p[i].a, "ranks"), NULL);
-		bs[k++] = strtod(ibc_csv_cell(e->ru->t, e->p[i].a, "bytes"), NULL);
+		xs[k] = strtod(ibc_csv_str(e->ru->t, e->p[i].a, "ranks"), NULL);
+		bs[k++] = strtod(ibc_csv_str(e->ru->t, e->p[i].a, "bytes"), NULL);
 		n++;
 	}
 	if (xs != NULL && bs != NULL && k > 0) {

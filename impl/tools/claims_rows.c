@@ -29,7 +29,7 @@ const char *ibc_claims_row_get(const struct run *ru, size_t r, const char *key, 
 
 int ibc_claims_row_is_model(const struct run *ru, size_t r)
 {
-	return strcmp(ibc_csv_cell(ru->t, r, "impl"), "model") == 0;
+	return strcmp(ibc_csv_str(ru->t, r, "impl"), "model") == 0;
 }
 
 int ibc_claims_cond_holds(const struct run *ru, size_t r, const struct cond *c)
@@ -201,7 +201,7 @@ void ibc_claims_meta_values(const struct run *ru, const char *key, char *buf, si
 		const char *v = ibc_csv_cell(ru->meta, r, "value");
 		const char *at;
 
-		if (strcmp(ibc_csv_cell(ru->meta, r, "key"), key) != 0 || v[0] == '\0')
+		if (strcmp(ibc_csv_str(ru->meta, r, "key"), key) != 0 || v[0] == '\0')
 			continue;
 		at = strstr(buf, v);
 		if (at != NULL && (at == buf || at[-1] == ' ') && (at[strlen(v)] == '\0' || at[strlen(v)] == ','))

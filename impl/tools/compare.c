@@ -123,7 +123,7 @@ static void skey_of(const struct ibc_csv_table *t, size_t r, char *buf, size_t c
 {
 	size_t used = 0, i;
 
-	snprintf(buf, cap, "%s", ibc_csv_cell(t, r, "run_id"));
+	snprintf(buf, cap, "%s", ibc_csv_str(t, r, "run_id"));
 	used = strlen(buf);
 	for (i = 0; i < SKEY_COLS && used < cap; i++)
 		used += (size_t)snprintf(buf + used, cap - used, "|%s", ibc_csv_cell(t, r, skey_cols[i]));
@@ -349,15 +349,15 @@ static int cside_load(const char *dir, struct cside *c)
 		struct crow *w;
 		size_t k;
 
-		if (strcmp(ibc_csv_cell(res, r, "impl"), "model") == 0)
+		if (strcmp(ibc_csv_str(res, r, "impl"), "model") == 0)
 			continue; /* a prediction, not a measurement */
 		if (*run_id == '\0') {
 			rc = damaged(rpath, "line %zu: no run_id", r + 2);
 			goto out;
 		}
 		for (k = 0; k + 1 < meta->nrows; k++)
-			if (strcmp(ibc_csv_cell(meta, k, "key"), "run_id") == 0 &&
-			    strcmp(ibc_csv_cell(meta, k, "value"), run_id) == 0)
+			if (strcmp(ibc_csv_str(meta, k, "key"), "run_id") == 0 &&
+			    strcmp(ibc_csv_str(meta, k, "value"), run_id) == 0)
 				break;
 		if (k + 1 == meta->nrows) {
 			rc = damaged(rpath, "line %zu: run %s has no provenance in meta.csv", r + 2, run_id);
@@ -398,8 +398,8 @@ static int cside_load(const char *dir, struct cside *c)
 		}
 		if (w->nu == 0) {
 			snprintf(w->label, sizeof(w->label), "%s", label);
-			snprintf(w->suite, sizeof(w->suite), "%s", ibc_csv_cell(res, r, "suite"));
-			snprintf(w->variant, sizeof(w->variant), "%s", ibc_csv_cell(res, r, "variant"));
+			snprintf(w->suite, sizeof(w->suite), "%s", ibc_csv_str(res, r, "suite"));
+			snprintf(w->variant, sizeof(w->variant), "%s", ibc_csv_str(res, r, "variant"));
 			w->placement = strcmp(w->suite, "probe") == 0;
 			if (ibc_csv_extra_get(extra, "group", grp, sizeof(grp)))
 				snprintf(w->group, sizeof(w->group), "%s", grp);

@@ -486,11 +486,11 @@ static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta 
 
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *x = ibc_csv_cell(t, r, "xport");
-		long nr = strtol(ibc_csv_cell(t, r, "ranks"), NULL, 10);
-		long nd = strtol(ibc_csv_cell(t, r, "nodes"), NULL, 10);
+		long nr = strtol(ibc_csv_str(t, r, "ranks"), NULL, 10);
+		long nd = strtol(ibc_csv_str(t, r, "nodes"), NULL, 10);
 
-		if (strcmp(ibc_csv_cell(t, r, "suite"), suite) != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "impl"), "model") == 0)
+		if (strcmp(ibc_csv_str(t, r, "suite"), suite) != 0 ||
+		    strcmp(ibc_csv_str(t, r, "impl"), "model") == 0)
 			continue;
 		if (!n++ || nr < nmin)
 			nmin = nr;
@@ -498,7 +498,7 @@ static void run_scale(FILE *f, const struct ibc_csv_table *t, const struct meta 
 			nmax = nr;
 		if (nd > nodes)
 			nodes = nd;
-		over += strcmp(ibc_csv_cell(t, r, "oversub"), "1") == 0;
+		over += strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0;
 		for (i = 0; i < nx && strcmp(xp[i], x) != 0; i++)
 			;
 		if (i == nx && nx < 8)

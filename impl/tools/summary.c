@@ -24,8 +24,8 @@ static int piv_key_eq(const struct piv_key *a, const struct piv_key *b)
 
 static int row_in(const struct ibc_csv_table *t, size_t r, const char *run_id, const char *suite)
 {
-	return strcmp(ibc_csv_cell(t, r, "run_id"), run_id) == 0 &&
-	       strcmp(ibc_csv_cell(t, r, "suite"), suite) == 0;
+	return strcmp(ibc_csv_str(t, r, "run_id"), run_id) == 0 &&
+	       strcmp(ibc_csv_str(t, r, "suite"), suite) == 0;
 }
 
 /* the marks of a cell (summary.h): its row was oversubscribed, or kept
@@ -91,14 +91,14 @@ static void pivot_fill(struct pivot *p, const struct ibc_csv_table *t, const cha
 		struct piv_key key;
 		long n;
 
-		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_cell(t, r, "impl"), "model") == 0)
+		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_str(t, r, "impl"), "model") == 0)
 			continue;
 		memset(&key, 0, sizeof(key));
-		snprintf(key.variant, sizeof(key.variant), "%s", ibc_csv_cell(t, r, "variant"));
-		snprintf(key.impl, sizeof(key.impl), "%s", ibc_csv_cell(t, r, "impl"));
-		snprintf(key.fanin, sizeof(key.fanin), "%s", ibc_csv_cell(t, r, "fanin"));
-		snprintf(key.bytes, sizeof(key.bytes), "%s", ibc_csv_cell(t, r, "bytes"));
-		n = strtol(ibc_csv_cell(t, r, "ranks"), NULL, 10);
+		snprintf(key.variant, sizeof(key.variant), "%s", ibc_csv_str(t, r, "variant"));
+		snprintf(key.impl, sizeof(key.impl), "%s", ibc_csv_str(t, r, "impl"));
+		snprintf(key.fanin, sizeof(key.fanin), "%s", ibc_csv_str(t, r, "fanin"));
+		snprintf(key.bytes, sizeof(key.bytes), "%s", ibc_csv_str(t, r, "bytes"));
+		n = strtol(ibc_csv_str(t, r, "ranks"), NULL, 10);
 		for (k = 0; k < p->nk && !piv_key_eq(&p->keys[k], &key); k++)
 			;
 		if (k == p->nk) {
@@ -146,7 +146,7 @@ static void pivot_fill(struct pivot *p, const struct ibc_csv_table *t, const cha
 			for (k = 0; k < p->nk && !piv_key_eq(&p->keys[k], &key); k++)
 				;
 		}
-		p->p50[k][j] = strtod(ibc_csv_cell(t, r, "p50_us"), NULL);
+		p->p50[k][j] = strtod(ibc_csv_str(t, r, "p50_us"), NULL);
 		p->mark[k][j] = (unsigned char)row_marks(t, r);
 		if (ref_variant != NULL && strcmp(key.variant, ref_variant) == 0)
 			p->have_ref = 1;
@@ -259,7 +259,7 @@ static struct ibc_tab *long_table(const struct ibc_csv_table *t, const char *run
 	for (r = 0; r + 1 < t->nrows; r++) {
 		unsigned mk;
 
-		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_cell(t, r, "impl"), "model") == 0)
+		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_str(t, r, "impl"), "model") == 0)
 			continue;
 		mk = row_marks(t, r);
 		ibc_tab_row(tab);
@@ -317,7 +317,7 @@ static struct ibc_tab *model_table(const struct ibc_csv_table *t, const char *ru
 
 		unsigned mk;
 
-		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_cell(t, r, "impl"), "model") != 0)
+		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_str(t, r, "impl"), "model") != 0)
 			continue;
 		mk = row_marks(t, r) & MARK_OVERSUB; /* a model row keeps no samples */
 		ibc_tab_row(tab);
@@ -353,7 +353,7 @@ size_t ibc_harness_summary_distinct(const struct ibc_csv_table *t, const char *w
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *v = ibc_csv_cell(t, r, column);
 
-		if (v == NULL || (where != NULL && strcmp(ibc_csv_cell(t, r, where), equal) != 0))
+		if (v == NULL || (where != NULL && strcmp(ibc_csv_str(t, r, where), equal) != 0))
 			continue;
 		for (i = 0; i < n && strcmp(out[i], v) != 0; i++)
 			;
@@ -372,7 +372,7 @@ size_t ibc_harness_summary_tables(const struct ibc_csv_table *t, const char *run
 	int swept = 0;
 
 	for (r = 0; r + 1 < t->nrows; r++) {
-		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_cell(t, r, "impl"), "model") == 0)
+		if (!row_in(t, r, run_id, suite) || strcmp(ibc_csv_str(t, r, "impl"), "model") == 0)
 			continue;
 		if (first == NULL)
 			first = ibc_csv_cell(t, r, "ranks");
@@ -404,7 +404,7 @@ void ibc_harness_summary_print(const char *dir, const char *run_id)
 		return;
 	}
 	for (r = 0; r + 1 < t->nrows; r++)
-		shown += strcmp(ibc_csv_cell(t, r, "run_id"), run_id) == 0;
+		shown += strcmp(ibc_csv_str(t, r, "run_id"), run_id) == 0;
 	ns = ibc_harness_summary_distinct(t, "run_id", run_id, "suite", suites, PIV_MAX);
 	for (i = 0; i < ns; i++) {
 		n = ibc_harness_summary_tables(t, run_id, suites[i], tabs);

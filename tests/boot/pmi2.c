@@ -25,6 +25,10 @@
 
 #define BIG (1024 * 1024 + 3)
 
+/* what the fake server says: the job size and the mapping response */
+static int g_size = 2;
+static const char *g_mapping = "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,2,1));rc=0;";
+
 static unsigned char pat(int rank, size_t i)
 {
 	return (unsigned char)(rank * 37 + i * 11 + (i >> 9) + 5);
@@ -112,10 +116,13 @@ static void fake_server(int fd, int mode)
 			_exit(2);
 		msg[n] = '\0';
 		if (strncmp(msg, "cmd=fullinit;", 13) == 0) {
-			reply(fd, "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=0;size=2;"
-				  "appnum=0;debugged=FALSE;pmiverbose=FALSE;rc=0;");
+			char fi[256];
+
+			snprintf(fi, sizeof(fi), "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=0;size=%d;"
+				 "appnum=0;debugged=FALSE;pmiverbose=FALSE;rc=0;", g_size);
+			reply(fd, fi);
 		} else if (strncmp(msg, "cmd=info-getjobattr;", 20) == 0) {
-			reply(fd, "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,2,1));rc=0;");
+			reply(fd, g_mapping);
 		} else if (strncmp(msg, "cmd=kvs-put;", 12) == 0) {
 			char key[128] = "", val[1100] = "";
 			unsigned long s;
@@ -251,9 +258,94 @@ static void test_fake(void)
 	tap_is_int(ibc_boot_pmi2_open(&b), IBC_ERR_NOTFOUND, "no PMI_FD: not found");
 }
 
+/* A mapping response of exactly MSG_MAX (999999) bytes, the most the
+ * 6-digit length allows: one node per rank for n ranks, padded. */
+static char *long_mapping(int n)
+{
+	size_t cap = 1000000, o;
+	char *m = malloc(cap + 1);
+	int k;
+
+	if (m == NULL)
+		tap_bail_out("malloc");
+	o = (size_t)snprintf(m, cap, "cmd=info-getjobattr-response;found=TRUE;value=(vector");
+	for (k = 0; k < n; k++)
+		o += (size_t)snprintf(m + o, cap - o, ",(%d,1,1)", k);
+	o += (size_t)snprintf(m + o, cap - o, ");rc=0;pad=");
+	while (o < 999998)
+		m[o++] = 'x';
+	m[o++] = ';';
+	m[o] = '\0';
+	return m;
+}
+
+/* open against the fake server saying size ranks and mapping response map */
+static int open_with(int size, const char *map, struct ibc_boot **b)
+{
+	pid_t pid;
+	int rc;
+
+	g_size = size;
+	g_mapping = map;
+	pid = server_start(0);
+	rc = ibc_boot_pmi2_open(b);
+	if (rc == IBC_OK)
+		ibc_boot_close(*b);
+	else
+		kill(pid, SIGKILL);
+	server_end(pid);
+	return rc;
+}
+
+static void test_limits(void)
+{
+	struct ibc_boot *b = NULL;
+	char *m = long_mapping(80000);
+	int rc, nodes = -1, local = -1;
+	pid_t pid;
+
+	tap_is_int((int)strlen(m), 999999, "a mapping response of 999999 bytes, the 6-digit limit");
+	g_size = 80000;
+	g_mapping = m;
+	pid = server_start(0);
+	rc = ibc_boot_pmi2_open(&b);
+	if (rc == IBC_OK) {
+		nodes = b->num_nodes;
+		local = b->local_size;
+		ibc_boot_close(b);
+	} else {
+		kill(pid, SIGKILL);
+	}
+	server_end(pid);
+	tap_ok(rc == IBC_OK && nodes == 80000 && local == 1,
+	       "it is read whole: 80000 blocks, 80000 nodes (rc %d, %d nodes, %d local)", rc, nodes, local);
+	free(m);
+	tap_is_int(open_with(4, "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,2,2);rc=0;", &b),
+		   IBC_ERR_PROTO, "open: a mapping without its closing parenthesis is refused");
+	tap_is_int(open_with(4, "cmd=info-getjobattr-response;found=FALSE;rc=0;", &b), IBC_OK,
+		   "open: no mapping at all: every rank its own node (warned)");
+	tap_is_int(open_with(1000000, "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,1000000,1));rc=0;", &b),
+		   IBC_OK, "open: a job of 1000000 ranks, the limit: opened");
+	tap_is_int(open_with(1000001, "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,1000001,1));rc=0;", &b),
+		   IBC_ERR_PROTO, "open: a job of 1000001 ranks: refused (no map of any size allocated)");
+	g_size = 2;
+	g_mapping = "cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,2,1));rc=0;";
+	setenv("PMI_FD", "3x", 1);
+	tap_is_int(ibc_boot_pmi2_open(&b), IBC_ERR_INVAL, "PMI_FD=3x: not a descriptor number");
+	setenv("PMI_FD", "2147483648", 1);
+	tap_is_int(ibc_boot_pmi2_open(&b), IBC_ERR_INVAL, "PMI_FD=2147483648 (INT_MAX+1): refused");
+	setenv("PMI_FD", "", 1);
+	tap_is_int(ibc_boot_pmi2_open(&b), IBC_ERR_INVAL, "PMI_FD empty: refused");
+	setenv("PMI_FD", "999", 1);
+	tap_is_int(ibc_boot_pmi2_open(&b), IBC_ERR_INVAL, "PMI_FD=999, not open: refused");
+	unsetenv("PMI_FD");
+}
+
 static void test_mapping(void)
 {
-	int node[8], rc;
+	int node[8], rc, *big = malloc(200 * sizeof(int)), k, bad = 0;
+	char *m = malloc(200 * 16);
+	size_t o;
 
 	rc = ibc_boot_pmi2_mapping("(vector,(0,2,2))", 4, node);
 	tap_ok(rc == IBC_OK && node[0] == 0 && node[1] == 0 && node[2] == 1 && node[3] == 1,
@@ -267,6 +359,39 @@ static void test_mapping(void)
 	tap_is_int(ibc_boot_pmi2_mapping("(0,2,2)", 4, node), IBC_ERR_PROTO, "not a vector: refused");
 	tap_is_int(ibc_boot_pmi2_mapping("(vector,(0,0,2))", 4, node), IBC_ERR_PROTO,
 		   "a block of 0 nodes: refused");
+	/* more than the 64 blocks once kept: each rank on its own node */
+	if (big == NULL || m == NULL)
+		tap_bail_out("malloc");
+	o = (size_t)snprintf(m, 200 * 16, "(vector");
+	for (k = 0; k < 200; k++)
+		o += (size_t)snprintf(m + o, 200 * 16 - o, ",(%d,1,1)", k);
+	snprintf(m + o, 200 * 16 - o, ")");
+	rc = ibc_boot_pmi2_mapping(m, 200, big);
+	for (k = 0; k < 200; k++)
+		bad += big[k] != k;
+	tap_ok(rc == IBC_OK && bad == 0, "200 blocks: rank k on node k for all 200 (%d wrong)", bad);
+	/* node ids at the job size and one past; start+n near INT_MAX */
+	rc = ibc_boot_pmi2_mapping("(vector,(2,2,1))", 4, node);
+	tap_ok(rc == IBC_OK && node[0] == 2 && node[1] == 3 && node[2] == 2,
+	       "node ids up to size-1 (3 of 4 ranks): accepted");
+	tap_is_int(ibc_boot_pmi2_mapping("(vector,(2,3,1))", 4, node), IBC_ERR_PROTO,
+		   "node id 4 of 4 ranks (one past): refused");
+	tap_is_int(ibc_boot_pmi2_mapping("(vector,(2147483647,2,1))", 4, node), IBC_ERR_PROTO,
+		   "start INT_MAX, 2 nodes (start+n overflows): refused");
+	tap_is_int(ibc_boot_pmi2_mapping("(vector,(0,2147483648,1))", 4, node), IBC_ERR_PROTO,
+		   "a count of INT_MAX+1: refused");
+	rc = ibc_boot_pmi2_mapping("(vector,(0,2147483647,1))", 4, node);
+	tap_ok(rc == IBC_OK && node[3] == 3, "a count of INT_MAX: parsed, the first ranks placed");
+	tap_is_int(ibc_boot_pmi2_mapping("(vector,(0,2,2)", 4, node), IBC_ERR_PROTO,
+		   "no closing parenthesis (cut short): refused");
+	tap_is_int(ibc_boot_pmi2_mapping("(vector,(0,2,2))junk", 4, node), IBC_ERR_PROTO,
+		   "junk after the vector: refused");
+	tap_is_int(ibc_boot_pmi2_mapping("(vector,(0,2,2),(1,1))", 4, node), IBC_ERR_PROTO,
+		   "a block of two numbers: refused");
+	rc = ibc_boot_pmi2_mapping("(vector, (0, 2, 2))", 4, node);
+	tap_ok(rc == IBC_OK && node[3] == 1, "spaces between the tokens: accepted");
+	free(big);
+	free(m);
 }
 
 /* --------------------------------------------------------------- live -- */
@@ -345,6 +470,7 @@ int main(int argc, char **argv)
 		return live();
 	tap_plan_none();
 	test_mapping();
+	test_limits();
 	test_fake();
 	return tap_done();
 }

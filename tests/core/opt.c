@@ -283,6 +283,12 @@ static void value_parsers(void)
 	tap_ok(ibc_opt_list_parse("3", 0, &list) == IBC_OK && list.n == 1 && list.v[0] == 3,
 	       "list of one");
 	tap_ok(ibc_opt_list_parse("", 0, &list) == IBC_ERR_INVAL, "empty list rejected");
+	/* found by tests/fuzz/opt: the doubling ran past LLONG_MAX */
+	tap_ok(ibc_opt_list_parse("4611686018427387904..9223372036854775807", 1, &list) == IBC_OK &&
+		       list.n == 1 && list.v[0] == 4611686018427387904LL, "size range up to LLONG_MAX: no overflow");
+	tap_ok(ibc_opt_list_parse("9223372036854775806..9223372036854775807", 0, &list) == IBC_OK &&
+		       list.n == 2 && list.v[1] == 9223372036854775807LL, "int range ending at LLONG_MAX: no overflow");
+	tap_ok(ibc_opt_list_parse("1..16", 1, &list) == IBC_OK && list.n == 5 && list.v[4] == 16, "1..16 doubles");
 	tap_is_int(ibc_opt_choice_find(modes, "auto"), 2, "choice_find");
 	tap_is_int(ibc_opt_choice_find(modes, "none"), -1, "choice_find miss");
 }
