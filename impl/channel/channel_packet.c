@@ -107,7 +107,9 @@ static int record_write_direct(struct ibc_channel *c, const unsigned char *st, u
 			continue;
 		}
 		l = l - skip < want ? l - skip : want;
-		if (k >= max - 1 || ibc_regcache_get(c->rc, (char *)iov[i].iov_base + skip, l,
+		/* the whole buffer, as the caller gave it: one registration for
+		 * all its packets, and the cache's hit on the next put */
+		if (k >= max - 1 || ibc_regcache_get(c->rc, iov[i].iov_base, iov[i].iov_len,
 						     IBC_XPORT_ACCESS_LOCAL_WRITE, &mr[nmr], NULL))
 			goto put;
 		sge[k++] = (struct ibc_xport_sge){ (uintptr_t)iov[i].iov_base + skip, (uint32_t)l,
