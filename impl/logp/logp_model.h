@@ -54,6 +54,9 @@ struct ibc_logp_model_opts {
 	const struct ibc_logp_family *fams;
 	size_t nfams;
 	FILE *out;                            /* the table; NULL: none */
+	int pus;                              /* > 0: PUs per node (rows with more ranks
+					       * per node are not modelled); 0: each
+					       * row's oversub column */
 };
 
 /* IBC_ERR_NOTFOUND (logged) when there are no fits or no rows to predict. */
