@@ -246,10 +246,10 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 	out->v[M_LOP] = pred_guard(raw[M_LOP], "no usable fit or row of the rtt/os kernels",
 				   &out->why[M_LOP]);
 	if (out->why[M_LOP] != NULL && raw[M_LOP] <= 0)
-		out->why[M_LOP] = "<= 0: o_s(k) >= L(k) (the paper's o << L(p) fails)";
+		out->why[M_LOP] = "<= 0: L(k) = RTT(k)/2 - o_s(k) - o_s(1) < 0, the paper's o << L(p) fails";
 	out->v[M_LRTT] = pred_guard(raw[M_LRTT], "no usable fit or row of the rtt kernels",
 				    &out->why[M_LRTT]);
-	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters (loggp-prtt rows)",
+	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters: no loggp-prtt rows",
 				     &out->why[M_LOGGP]);
 	free(r);
 	return IBC_OK;
