@@ -287,7 +287,8 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 		const char *x = ibc_csv_cell(t, r, "xport");
 		int N = (int)ibc_csv_num(t, r, "ranks");
 
-		if (!row_is(t, r, run_id) || strcmp(ibc_csv_cell(t, r, "variant"), "loggp-prtt1") != 0)
+		if (!row_is(t, r, run_id) || strcmp(ibc_csv_cell(t, r, "variant"), "loggp-prtt1") != 0 ||
+		    strcmp(ibc_csv_cell(t, r, "oversub"), "1") == 0)
 			continue;
 		for (k = 0; k < nj && (strcmp(jobs[k].xport, x) != 0 || jobs[k].n != N); k++)
 			;
@@ -533,7 +534,9 @@ static int points_load(const char *path, struct ibc_logp_params *out)
 	for (r = 0; r + 1 < t->nrows; r++) {
 		struct ibc_logp_point *q = &out->pts[out->npts];
 
-		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")))
+		/* a row measured with more ranks than PUs times the scheduler */
+		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")) ||
+		    strcmp(ibc_csv_cell(t, r, "oversub"), "1") == 0)
 			continue;
 		snprintf(q->xport, sizeof(q->xport), "%s", ibc_csv_cell(t, r, "xport"));
 		snprintf(q->variant, sizeof(q->variant), "%s", ibc_csv_cell(t, r, "variant"));

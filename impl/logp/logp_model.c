@@ -332,7 +332,7 @@ static const char *const extra_cols[] = { "suite", "variant", "xport", "ranks", 
 					  "lop_us", "lop_rtt_us", "loggp_us", "rounds", "method", "note",
 					  "lop_status", "lop_rtt_status", "loggp_status" };
 #define NEXTRACOLS (sizeof(extra_cols) / sizeof(extra_cols[0]))
-static const char *const fanin_cols[] = { "xport", "ranks", "lop_best_fanin", "lop_us",
+static const char *const fanin_cols[] = { "xport", "ranks", "bytes", "lop_best_fanin", "lop_us",
 					  "lop_rtt_best_fanin", "lop_rtt_us", "loggp_best_fanin",
 					  "loggp_us", "measured_best_fanin", "measured_us", "model",
 					  "model_fanin", "measured_at_model_fanin_us",
@@ -534,7 +534,7 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
  * and the one the chooser model picks, against the measured sweep */
 static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
 		     const struct ibc_logp_params *pr, const struct ibc_logp_family *fam,
-		     const char *xport, int n, int chooser, struct ibc_csv_writer *w)
+		     const char *xport, int n, const char *bytes, int chooser, struct ibc_csv_writer *w)
 {
 	double best[NMOD + 1] = { INFINITY, INFINITY, INFINITY, INFINITY }, at_model = NAN;
 	long bl[NMOD + 1] = { 0, 0, 0, 0 }, l;
@@ -552,7 +552,8 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 		if (strcmp(ibc_csv_cell(t, r, "suite"), "barrier") != 0 ||
 		    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") != 0 ||
 		    strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") != 0 ||
-		    strcmp(ibc_csv_cell(t, r, "xport"), xport) != 0 || (int)ibc_csv_num(t, r, "ranks") != n)
+		    strcmp(ibc_csv_cell(t, r, "xport"), xport) != 0 || (int)ibc_csv_num(t, r, "ranks") != n ||
+		    strcmp(ibc_csv_cell(t, r, "bytes"), bytes) != 0)
 			continue;
 		rows++;
 		oversub |= row_oversub(o, t, r, &meas_over) || meas_over;
@@ -565,7 +566,7 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 	for (l = 1; !oversub && ibc_pattern_fanin_distinct(l, n); l = 2 * l + 1) {
 		struct pred p;
 
-		if (predict(pr, fam, "rgm", xport, n, l, 0, &p) != IBC_OK)
+		if (predict(pr, fam, "rgm", xport, n, l, (size_t)num(bytes), &p) != IBC_OK)
 			continue;
 		for (m = 0; m < NMOD; m++) {
 			if (p.why[m] != NULL && bl[m] == 0)
@@ -583,14 +584,15 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 	}
 	fp[0] = xport;
 	snprintf(f[1], 160, "%d", n);
+	fp[2] = bytes;
 	for (m = 0; m <= NMOD; m++) {
 		if (bl[m])
-			snprintf(f[2 + 2 * m], 160, "%ld", bl[m]);
-		fmtd(f[3 + 2 * m], 160, best[m]);
+			snprintf(f[3 + 2 * m], 160, "%ld", bl[m]);
+		fmtd(f[4 + 2 * m], 160, best[m]);
 	}
-	fp[10] = mod_names[chooser];
+	fp[11] = mod_names[chooser];
 	if (bl[chooser])
-		snprintf(f[11], 160, "%ld", bl[chooser]);
+		snprintf(f[12], 160, "%ld", bl[chooser]);
 	for (r = 0; bl[chooser] && r + 1 < t->nrows; r++) {
 		const char *as;
 
@@ -598,27 +600,28 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 		    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") == 0 &&
 		    strcmp(ibc_csv_cell(t, r, "impl"), "ibchar") == 0 &&
 		    strcmp(ibc_csv_cell(t, r, "xport"), xport) == 0 &&
-		    (int)ibc_csv_num(t, r, "ranks") == n && (long)ibc_csv_num(t, r, "fanin") == bl[chooser])
+		    (int)ibc_csv_num(t, r, "ranks") == n && strcmp(ibc_csv_cell(t, r, "bytes"), bytes) == 0 &&
+		    (long)ibc_csv_num(t, r, "fanin") == bl[chooser])
 			at_model = measured(t, r, &as);
 	}
-	fmtd(f[12], 160, at_model);
+	fmtd(f[13], 160, at_model);
 	if (isfinite(at_model) && isfinite(best[NMOD]) && best[NMOD] > 0)
-		snprintf(f[13], 160, "%.3f", at_model / best[NMOD]);
+		snprintf(f[14], 160, "%.3f", at_model / best[NMOD]);
 	if (oversub)
-		snprintf(f[14], 160, "%s", NOT_MODELLED);
+		snprintf(f[15], 160, "%s", NOT_MODELLED);
 	else if (!bl[chooser])
-		snprintf(f[14], 160, "no prediction: %s", why[chooser]);
+		snprintf(f[15], 160, "no prediction: %s", why[chooser]);
 	else if (!rows)
-		snprintf(f[14], 160, "ok (not measured)");
+		snprintf(f[15], 160, "ok (not measured)");
 	else if (!isfinite(at_model))
-		snprintf(f[14], 160, "ok (the model's fan-in not measured)");
+		snprintf(f[15], 160, "ok (the model's fan-in not measured)");
 	else
-		snprintf(f[14], 160, "ok");
+		snprintf(f[15], 160, "ok");
 	if (o->out != NULL)
-		fprintf(o->out, "%7d %8s %9s %8s %9s %8s %9s %8s %9s %8s %9s %7s  %s\n", n,
-			f[2][0] ? f[2] : "-", f[3], f[4][0] ? f[4] : "-", f[5], f[6][0] ? f[6] : "-", f[7],
-			f[8][0] ? f[8] : "-", f[9], f[11][0] ? f[11] : "-", f[12], f[13][0] ? f[13] : "-",
-			f[14]);
+		fprintf(o->out, "%7d %6s %8s %9s %8s %9s %8s %9s %8s %9s %8s %9s %7s  %s\n", n, bytes,
+			f[3][0] ? f[3] : "-", f[4], f[5][0] ? f[5] : "-", f[6], f[7][0] ? f[7] : "-", f[8],
+			f[9][0] ? f[9] : "-", f[10], f[12][0] ? f[12] : "-", f[13], f[14][0] ? f[14] : "-",
+			f[15]);
 	return ibc_csv_writer_row(w, fp);
 }
 
@@ -631,7 +634,7 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	const struct ibc_logp_family *fam = fam_of(o, "barrier");
 	double sum[NMOD] = { 0, 0, 0 };
 	int cnt[NMOD] = { 0, 0, 0 }, ns[64], nn = 0, i, m, chooser = M_LOP, rc = IBC_OK;
-	char xport[16] = "";
+	char xport[16] = "", bs[64][24];
 	size_t r;
 
 	if (fam == NULL)
@@ -651,24 +654,28 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		    strcmp(ibc_csv_cell(t, r, "variant"), "rgm") != 0)
 			continue;
 		snprintf(xport, sizeof(xport), "%s", ibc_csv_cell(t, r, "xport"));
-		for (k = 0; k < nn && ns[k] != n; k++)
+		for (k = 0; k < nn && (ns[k] != n || strcmp(bs[k], ibc_csv_cell(t, r, "bytes")) != 0); k++)
 			;
-		if (k == nn && nn < 60)
+		if (k == nn && nn < 60) {
+			snprintf(bs[nn], sizeof(bs[nn]), "%s", ibc_csv_cell(t, r, "bytes"));
 			ns[nn++] = n;
+		}
 	}
 	if (nn == 0)
 		return IBC_OK;
-	for (i = 0; i < (int)NEXTRA; i++)
+	for (i = 0; i < (int)NEXTRA; i++) {
+		snprintf(bs[nn], sizeof(bs[nn]), "%s", bs[0]);
 		ns[nn++] = extra_n[i];
+	}
 	if (o->out != NULL)
 		fprintf(o->out, "\nRGM fan-in l (2^k - 1, up to the flat tree; each model's best among "
 			"its predictions), chosen by %s (the smallest mean |err| on the barrier rows), "
 			"against the measured sweep (%s); ratio = measured at the model's l / measured "
-			"best:\n%7s %8s %9s %8s %9s %8s %9s %8s %9s %8s %9s %7s  %s\n",
-			mod_names[chooser], xport, "N", "LoP l", "us", "LoP-RTT l", "us", "LogGP l", "us",
+			"best:\n%7s %6s %8s %9s %8s %9s %8s %9s %8s %9s %8s %9s %7s  %s\n",
+			mod_names[chooser], xport, "N", "bytes", "LoP l", "us", "LoP-RTT l", "us", "LogGP l", "us",
 			"meas. l", "us", "model l", "meas.us", "ratio", "status");
 	for (i = 0; i < nn && rc == IBC_OK; i++)
-		rc = fanin_one(o, t, pr, fam, xport, ns[i], chooser, w);
+		rc = fanin_one(o, t, pr, fam, xport, ns[i], bs[i], chooser, w);
 	return rc;
 }
 
