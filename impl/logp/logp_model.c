@@ -664,7 +664,7 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	if (nn == 0)
 		return IBC_OK;
 	for (i = 0; i < (int)NEXTRA; i++) {
-		snprintf(bs[nn], sizeof(bs[nn]), "%s", bs[0]);
+		memcpy(bs[nn], bs[0], sizeof(bs[nn])); /* nn >= 1 here */
 		ns[nn++] = extra_n[i];
 	}
 	if (o->out != NULL)

@@ -372,35 +372,40 @@ static int within_se(const struct ibc_logp_fit *f, const double *truth, double k
 	return ok;
 }
 
+/* synthetic data from truth at 1% noise, fitted by ibc_logp_fit_select */
+static int select_on(enum ibc_logp_fit_model m, const double *truth, const double *p,
+		     uint64_t seed, const char *what, struct ibc_logp_fit *f)
+{
+	double t[NP];
+	int rc;
+
+	make_data(m, truth, p, NP, 0.01, seed, t);
+	rc = ibc_logp_fit_select(m, p, t, NP, f, NULL, NULL);
+	print_fit(what, f, truth);
+	tap_diag("  forms: %s", f->cands);
+	return rc;
+}
+
 static void test_select(const double *p)
 {
 	/* a rtt5 curve (l6 = 0): every term visible over p = 1..64 */
 	static const double rtt5_true[6] = { 12.0, 1.5, 4.0, 3.0, -0.08, 0.0 };
 	static const double ov2_true[3] = { 0.4, 0.6, 0.0 };
-	double t[NP], pp[16], tt[16], worst = 0.0;
+	double pp[16], tt[16], worst = 0.0;
 	struct ibc_logp_fit f;
 	int rc;
 
-	make_data(IBC_LOGP_FIT_OV, ov_true, p, NP, 0.01, 0x1234567ULL, t);
-	rc = ibc_logp_fit_select(IBC_LOGP_FIT_OV, p, t, NP, &f, NULL, NULL);
-	print_fit("select, ov data", &f, ov_true);
-	tap_diag("  forms: %s", f.cands);
+	rc = select_on(IBC_LOGP_FIT_OV, ov_true, p, 0x1234567ULL, "select, ov data", &f);
 	tap_ok(rc == IBC_OK && strcmp(f.form, "ov3") == 0 && ibc_logp_fit_usable(&f),
 	       "select ov: the paper's ov3 chosen (%s), usable", f.form);
 	tap_ok(within_se(&f, ov_true, 4.0), "select ov: every true lambda within 4 se");
 
-	make_data(IBC_LOGP_FIT_OV, ov2_true, p, NP, 0.01, 0x4242ULL, t);
-	rc = ibc_logp_fit_select(IBC_LOGP_FIT_OV, p, t, NP, &f, NULL, NULL);
-	print_fit("select, ov2 data (pole 0)", &f, ov2_true);
-	tap_diag("  forms: %s", f.cands);
+	rc = select_on(IBC_LOGP_FIT_OV, ov2_true, p, 0x4242ULL, "select, ov2 data (pole 0)", &f);
 	tap_ok(rc == IBC_OK && f.nfree <= 3 && ibc_logp_fit_usable(&f) &&
 	       within_se(&f, ov2_true, 4.0) && strstr(f.cands, "ov3:") != NULL,
 	       "select ov2 data: %s chosen, true lambda within 4 se, ov3 tried", f.form);
 
-	make_data(IBC_LOGP_FIT_RTT, rtt5_true, p, NP, 0.01, 0x5151ULL, t);
-	rc = ibc_logp_fit_select(IBC_LOGP_FIT_RTT, p, t, NP, &f, NULL, NULL);
-	print_fit("select, rtt5 data", &f, rtt5_true);
-	tap_diag("  forms: %s", f.cands);
+	rc = select_on(IBC_LOGP_FIT_RTT, rtt5_true, p, 0x5151ULL, "select, rtt5 data", &f);
 	tap_ok(rc == IBC_OK && strcmp(f.form, "rtt5") == 0 && ibc_logp_fit_usable(&f),
 	       "select rtt5 data: rtt5 chosen (%s), usable", f.form);
 	tap_ok(within_se(&f, rtt5_true, 4.0), "select rtt5 data: every true lambda within 4 se");
@@ -409,10 +414,7 @@ static void test_select(const double *p)
 	       "select rtt5 data: the paper's rtt6 fitted and said not identifiable");
 
 	/* the paper's write fit: a reduced form, the curve kept */
-	make_data(IBC_LOGP_FIT_RTT, write_true, p, NP, 0.01, 0xabcdefULL, t);
-	rc = ibc_logp_fit_select(IBC_LOGP_FIT_RTT, p, t, NP, &f, NULL, NULL);
-	print_fit("select, the paper's write rtt", &f, NULL);
-	tap_diag("  forms: %s", f.cands);
+	rc = select_on(IBC_LOGP_FIT_RTT, write_true, p, 0xabcdefULL, "select, the paper's write rtt", &f);
 	for (int i = 0; i < NP; i++) {
 		double want = ibc_logp_fit_eval(IBC_LOGP_FIT_RTT, write_true, p[i]);
 
