@@ -177,8 +177,8 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 								: "no: too few points for AICc");
 	} else {
 		if (rc == IBC_ERR_UNSUPPORTED)
-			snprintf(f[29], 160, "too few points: %zu for %d parameters (p = 1..N-1: "
-				 "more ranks)", n, ibc_logp_fit_npar(m));
+			snprintf(f[29], 160, "too few points: %zu (a usable fit needs 4 or more; p = "
+				 "1..N-1: more ranks)", n);
 		else if (rc == IBC_ERR_NOTFOUND)
 			snprintf(f[29], 160, "no fit: none of %d starts converged", fit.starts);
 		else
