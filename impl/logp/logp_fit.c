@@ -136,8 +136,7 @@ static int logp_fit_is_l5(enum ibc_logp_fit_model m, int j)
 	return m == IBC_LOGP_FIT_RTT && j == 4;
 }
 
-/* a time: rtt's l1 (the pipeline's amplitude) and l3 (processing), ov's l1
- * (the overhead for many peers); lambda = u^2 */
+/* a time, >= 0 (the form says which: struct logp_fit_form); lambda = u^2 */
 static int logp_fit_is_nonneg(const struct logp_fit_data *d, int j)
 {
 	return d->nonneg[j];
@@ -185,6 +184,7 @@ static void logp_fit_lambda_to_u(const struct logp_fit_data *d, const double *l,
 static double logp_fit_dlambda_du(const struct logp_fit_data *d, const double *u, int j)
 {
 	enum ibc_logp_fit_model m = d->model;
+
 	if (j == logp_fit_pole_index(m))
 		return exp(u[j]);
 	if (logp_fit_is_l5(m, j)) {
@@ -429,6 +429,7 @@ static int logp_fit_grid(const struct logp_fit_data *d, gsl_multifit_linear_work
 static int logp_fit_at_bound(const struct logp_fit_data *d, const double *l, int j)
 {
 	enum ibc_logp_fit_model m = d->model;
+
 	if (j == logp_fit_pole_index(m))
 		return l[j] - LOGP_FIT_POLE_MIN <= LOGP_FIT_BOUND_TOL;
 	if (logp_fit_is_l5(m, j))
