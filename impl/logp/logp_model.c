@@ -19,7 +19,7 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 #define NEXTRA (sizeof(extra_n) / sizeof(extra_n[0]))
 
 /* on top of enum ibc_logp_note */
-enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64 };
+enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
@@ -169,7 +169,7 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 {
 	const struct ibc_logp_loggp *g = loggp_get(pr, xport, n);
 	int k = r->kind == IBC_PATTERN_ROUND_MCAST ? 1 : r->out > r->in ? r->out : r->in;
-	double G, sz = (double)s - 1;
+	double G, sz = (double)s - 1, o, gap, L;
 
 	if (g == NULL || !isfinite(g->o) || !isfinite(g->g) || !isfinite(g->L))
 		return NAN;
@@ -178,9 +178,17 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 		*notes |= NOTE_NOG;
 		G = 0;
 	}
+	/* times and a gap per byte are >= 0: a negative estimate (noise in
+	 * Netgauge's differences) is held at 0 */
+	o = fmax(g->o, 0);
+	gap = fmax(g->g, 0);
+	L = fmax(g->L, 0);
+	if (o != g->o || gap != g->g || L != g->L || G < 0)
+		*notes |= NOTE_GGP0;
+	G = fmax(G, 0);
 	if (k < 1)
 		k = 1;
-	return 2 * g->o + g->L + sz * G + (k - 1) * fmax(g->o, g->g + sz * G);
+	return 2 * o + L + sz * G + (k - 1) * fmax(o, gap + sz * G);
 }
 
 /* The one gate between the models' arithmetic and every output (rows,
@@ -258,11 +266,11 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
-					     "mcast~send", "no-G", "lop<=0" };
+					     "mcast~send", "no-G", "lop<=0", "loggp<0->0" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if ((n & (1u << i)) && used + 24 < cap)
 			used += (size_t)snprintf(b + used, cap - used, "%s%s", used ? ";" : "", names[i]);
 	if (oversub && used + 10 < cap)
