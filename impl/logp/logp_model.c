@@ -549,7 +549,7 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 	const char *why[NMOD] = { "no fan-in predicted", "no fan-in predicted", "no fan-in predicted" };
 	char f[NFANIN][160];
 	const char *fp[NFANIN];
-	int m, oversub = 0, rows = 0, meas_over;
+	int m, oversub = 0, rows = 0, meas_over, any_meas_over = 0;
 	size_t r, k;
 
 	/* the measured sweep: the best l, and whether N was oversubscribed */
@@ -564,7 +564,8 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 		    strcmp(ibc_csv_cell(t, r, "bytes"), bytes) != 0)
 			continue;
 		rows++;
-		oversub |= row_oversub(o, t, r, &meas_over) || meas_over;
+		oversub |= row_oversub(o, t, r, &meas_over);
+		any_meas_over |= meas_over;
 		if (v < best[NMOD]) {
 			best[NMOD] = v;
 			bl[NMOD] = (long)ibc_csv_num(t, r, "fanin");
@@ -612,6 +613,8 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 		    (long)ibc_csv_num(t, r, "fanin") == bl[chooser])
 			at_model = measured(t, r, &as);
 	}
+	if (any_meas_over) /* no test of the choice */
+		at_model = NAN;
 	fmtd(f[13], 160, at_model);
 	if (isfinite(at_model) && isfinite(best[NMOD]) && best[NMOD] > 0)
 		snprintf(f[14], 160, "%.3f", at_model / best[NMOD]);
@@ -621,6 +624,8 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 		snprintf(f[15], 160, "no prediction: %s", why[chooser]);
 	else if (!rows)
 		snprintf(f[15], 160, "ok (not measured)");
+	else if (any_meas_over)
+		snprintf(f[15], 160, "ok (measured oversubscribed: no ratio)");
 	else if (!isfinite(at_model))
 		snprintf(f[15], 160, "ok (the model's fan-in not measured)");
 	else
