@@ -49,6 +49,8 @@
  *     epsrel 1e-5, then scaled back), times rss/(nkept - npar), carried to
  *     lambda by the delta method: se(l_j) = sqrt(C_jj) * |d l_j / d u_j|.
  *     They assume independent errors of equal variance.
+ *   - Physical range: rtt's l1 and l3 and ov's l1 are times, >= 0
+ *     (lambda = u^2; at the bound below 1e-6 us, polished as the others).
  *   - Identifiability: the eigenvalues of J^T J (J in u, columns scaled to
  *     unit norm; the column of a parameter at a bound set to zero) at the
  *     solution; eigenvalues <= 1e-10 times the largest span the null space,
@@ -82,6 +84,11 @@ struct ibc_logp_fit {
 	size_t n, nkept;                   /* points given, points kept */
 	int starts, converged;             /* starting points tried, that converged */
 	char rule[96];                     /* the outlier rule, as text, for the CSV */
+	char form[8];                      /* the form fitted: rtt6 .. rtt1, ov3 .. ov1 */
+	int nfree;                         /* its free parameters */
+	double aicc;                       /* its AICc over the kept points (NAN: too few) */
+	int positive;                      /* the curve > 0 at p = 1 .. the largest p */
+	char cands[256];                   /* select: every form, "form:aicc:verdict;.." */
 };
 
 /* "rtt", "ov" ("?" for an unknown model). */
@@ -91,7 +98,7 @@ int ibc_logp_fit_npar(enum ibc_logp_fit_model m);
 /* The model at p with npar parameters lambda (NAN for an unknown model). */
 double ibc_logp_fit_eval(enum ibc_logp_fit_model m, const double *lambda, double p);
 
-/* Fits t[i] ~ f(p[i]) for i < n.  rejected (n entries, may be NULL) gets 1 for
+/* Fits the paper's form (rtt6 or ov3) to t[i] ~ f(p[i]) for i < n.  rejected (n entries, may be NULL) gets 1 for
  * the points rejected as outliers, 0 for the others; resid (n entries, may be
  * NULL) gets t - f(p) for every point (also the rejected); both are written
  * only when IBC_OK is returned.  Returns
@@ -106,5 +113,21 @@ double ibc_logp_fit_eval(enum ibc_logp_fit_model m, const double *lambda, double
  * Not thread-safe while other threads use GSL (see above). */
 int ibc_logp_fit_run(enum ibc_logp_fit_model m, const double *p, const double *t, size_t n,
 		     struct ibc_logp_fit *out, unsigned char *rejected, double *resid);
+
+/* 1 when f may be used for prediction: identifiable, positive, an AICc. */
+int ibc_logp_fit_usable(const struct ibc_logp_fit *f);
+
+/* As ibc_logp_fit_run, over the paper's form and its reductions (every
+ * form's l6 = 0 (rtt5), with l2 = 0 too (rtt4), or terms that vanish: rtt3p = l1/(l2+p) + l3,
+ * rtt3s = l3 + l4 (1 - e^(l5 p)), rtt2 = l1/p + l3, rtt1 = l3; ov2 =
+ * l1 + l2/p, ov1 = l1), each fitted as above; outliers by the residuals of
+ * the form with the smallest AICc, then every form refitted on the kept
+ * points.  The choice: the smallest AICc (n ln(rss/n) + 2K + 2K(K+1)/(n-K-1),
+ * K = the free parameters + 1, rss floored at a relative 1e-9 so that exact
+ * fits compare by K) among the forms that are identifiable and positive;
+ * when none is, the smallest AICc of any, with identifiable or positive 0
+ * (not for prediction).  out->cands lists every form and its verdict. */
+int ibc_logp_fit_select(enum ibc_logp_fit_model m, const double *p, const double *t, size_t n,
+			struct ibc_logp_fit *out, unsigned char *rejected, double *resid);
 
 #endif

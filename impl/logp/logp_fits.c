@@ -46,7 +46,7 @@ static const char *const fit_cols[] = {
 	"run_id", "xport", "variant", "bytes", "stat", "model", "ranks", "points", "kept",
 	"l1", "l2", "l3", "l4", "l5", "l6", "se1", "se2", "se3", "se4", "se5", "se6",
 	"r2", "rmse", "identifiable", "residuals", "rejected", "rule", "starts", "converged",
-	"status", "pmax",
+	"status", "pmax", "form", "nfree", "aicc", "forms", "oversub", "usable", "use",
 };
 #define NFIT (sizeof(fit_cols) / sizeof(fit_cols[0]))
 
@@ -58,6 +58,7 @@ struct dataset {
 	char xport[16], variant[40];
 	size_t bytes;
 	int ranks;            /* N: each job size is its own data set */
+	int oversub;          /* a row of it was measured with more ranks than PUs */
 };
 
 /* the distinct (xport, variant, bytes, N) of fan-in kernels */
@@ -77,7 +78,10 @@ static size_t datasets_get(const struct ibc_csv_table *t, const char *run_id, st
 			if (strcmp(ds[k].xport, x) == 0 && strcmp(ds[k].variant, v) == 0 &&
 			    ds[k].bytes == b && ds[k].ranks == N)
 				break;
+		if (k < n && strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0)
+			ds[k].oversub = 1;
 		if (k == n && n < cap) {
+			ds[n].oversub = strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0;
 			snprintf(ds[n].xport, sizeof(ds[n].xport), "%s", x);
 			snprintf(ds[n].variant, sizeof(ds[n].variant), "%s", v);
 			ds[n].bytes = b;
@@ -108,7 +112,7 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 	struct ibc_logp_fit fit;
 	size_t r, n = 0, i, used = 0, ru = 0;
 	double pmax = 0;
-	int rc, k;
+	int rc, k, usable = 0;
 
 	for (r = 0; r + 1 < t->nrows && n < MAXPTS; r++) {
 		double v = ibc_csv_num(t, r, stats_cols[s]);
@@ -126,7 +130,7 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 	}
 	memset(&fit, 0, sizeof(fit));
 	memset(rej, 0, sizeof(rej));
-	rc = n > 0 ? ibc_logp_fit_run(m, p, y, n, &fit, rej, res) : IBC_ERR_UNSUPPORTED;
+	rc = n > 0 ? ibc_logp_fit_select(m, p, y, n, &fit, rej, res) : IBC_ERR_UNSUPPORTED;
 	for (i = 0; i < NFIT; i++) {
 		f[i][0] = '\0';
 		fp[i] = f[i];
@@ -161,16 +165,30 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 		snprintf(f[27], 160, "%d", fit.starts);
 		snprintf(f[28], 160, "%d", fit.converged);
 		snprintf(f[29], 160, "ok");
+		fp[31] = fit.form;
+		snprintf(f[32], 160, "%d", fit.nfree);
+		fmt(f[33], 160, fit.aicc);
+		fp[34] = fit.cands;
+		usable = ibc_logp_fit_usable(&fit) && !d->oversub;
+		snprintf(f[37], 160, "%s", usable		? "yes"
+					  : d->oversub		? "no: oversubscribed (ranks > PUs)"
+					  : !fit.identifiable	? "no: not identifiable"
+					  : !fit.positive	? "no: fitted curve <= 0"
+								: "no: too few points for AICc");
 	} else {
 		if (rc == IBC_ERR_UNSUPPORTED)
-			snprintf(f[29], 160, "too few points: %zu for %d parameters (p = 1..N-1: "
-				 "more ranks)", n, ibc_logp_fit_npar(m));
+			snprintf(f[29], 160, "too few points: %zu (a usable fit needs 4 or more; p = "
+				 "1..N-1: more ranks)", n);
 		else if (rc == IBC_ERR_NOTFOUND)
 			snprintf(f[29], 160, "no fit: none of %d starts converged", fit.starts);
 		else
 			snprintf(f[29], 160, "no fit: %s", ibc_status_str(rc));
 	}
 	snprintf(f[30], 160, "%g", pmax);
+	snprintf(f[35], 160, "%d", d->oversub);
+	snprintf(f[36], 160, "%d", usable);
+	if (rc != IBC_OK)
+		snprintf(f[37], 160, "no: no fit");
 	return ibc_csv_writer_row(w, fp);
 }
 
@@ -269,7 +287,8 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 		const char *x = ibc_csv_str(t, r, "xport");
 		int N = ibc_csv_int(t, r, "ranks");
 
-		if (!row_is(t, r, run_id) || strcmp(ibc_csv_str(t, r, "variant"), "loggp-prtt1") != 0)
+		if (!row_is(t, r, run_id) || strcmp(ibc_csv_str(t, r, "variant"), "loggp-prtt1") != 0 ||
+		    strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0)
 			continue;
 		for (k = 0; k < nj && (strcmp(jobs[k].xport, x) != 0 || jobs[k].n != N); k++)
 			;
@@ -425,7 +444,10 @@ static int fits_load(const char *path, struct ibc_logp_params *out)
 		snprintf(c->stat, sizeof(c->stat), "%s", ibc_csv_str(t, r, "stat"));
 		c->bytes = ibc_csv_size(t, r, "bytes");
 		c->ranks = ibc_csv_int(t, r, "ranks");
-		c->ok = strcmp(ibc_csv_str(t, r, "status"), "ok") == 0;
+		/* a fit the model may use: fitted, identifiable, positive, not
+		 * oversubscribed (fits.csv of older runs: fitted) */
+		c->ok = strcmp(ibc_csv_str(t, r, "status"), "ok") == 0 &&
+			(ibc_csv_column(t, "usable") < 0 || strcmp(ibc_csv_str(t, r, "usable"), "1") == 0);
 		c->pmax = ibc_csv_num(t, r, "pmax");
 		c->fit.model = strcmp(ibc_csv_str(t, r, "model"), "rtt") == 0 ? IBC_LOGP_FIT_RTT
 									       : IBC_LOGP_FIT_OV;
@@ -512,7 +534,9 @@ static int points_load(const char *path, struct ibc_logp_params *out)
 	for (r = 0; r + 1 < t->nrows; r++) {
 		struct ibc_logp_point *q = &out->pts[out->npts];
 
-		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")))
+		/* a row measured with more ranks than PUs times the scheduler */
+		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")) ||
+		    strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0)
 			continue;
 		snprintf(q->xport, sizeof(q->xport), "%s", ibc_csv_str(t, r, "xport"));
 		snprintf(q->variant, sizeof(q->variant), "%s", ibc_csv_str(t, r, "variant"));

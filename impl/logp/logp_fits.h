@@ -12,7 +12,12 @@
  *   kept, l1..l6, se1..se6 (empty: not identifiable or not in the model),
  *   r2, rmse, identifiable, residuals ("p:r;..", every point), rejected
  *   ("p=..;p=.." of outliers), rule,
- *   starts, converged, status ("ok", or why there is no fit), pmax
+ *   starts, converged, status ("ok", or why there is no fit), pmax,
+ *   form (the one chosen by ibc_logp_fit_select: rtt6 .. rtt1, ov3 .. ov1),
+ *   nfree, aicc, forms (every form: "form:aicc:verdict;.."), oversub (a
+ *   row of the data set measured with more ranks than PUs), usable (1: the
+ *   model may use it: fitted, identifiable, positive, not oversubscribed),
+ *   use ("yes", or "no: why")
  * DIR/logp-derived.csv, one row per value:
  *   run_id, xport, quantity, op, bytes, stat, p, value_us, source
  *   quantity L and L_list (§4.4: L(p) = RTT(p)/2 - (o_s(p) + o_s(1)),
@@ -21,7 +26,11 @@
  *   L, G (quantity loggp_o, ...) from the PRTT rows' medians by Netgauge's
  *   method: g = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1), o = (PRTT(n,d,s) -
  *   PRTT(1,0,s)) / (n-1) - d, L = PRTT(1,0,s)/2 - 2 o (o_r taken equal to
- *   o_s), G = the slope of g(s) over the run's sizes (two sizes or more). */
+ *   o_s), G = the slope of g(s) over the run's sizes (two sizes or more),
+ *   from the jobs not oversubscribed.
+ *
+ * The model (ibc_logp_params_*) uses the usable fits and the kernel rows
+ * not measured oversubscribed. */
 #ifndef IBC_LOGP_FITS_H
 #define IBC_LOGP_FITS_H
 
@@ -45,7 +54,7 @@ struct ibc_logp_curve {
 	char stat[8];
 	size_t bytes;
 	int ranks;              /* the job size N it was measured at */
-	int ok;                 /* a fit (status "ok") */
+	int ok;                 /* a usable fit (status "ok", usable 1) */
 	double pmax;            /* the largest p fitted */
 	struct ibc_logp_fit fit;
 };

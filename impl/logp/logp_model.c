@@ -19,10 +19,15 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 #define NEXTRA (sizeof(extra_n) / sizeof(extra_n[0]))
 
 /* on top of enum ibc_logp_note */
-enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64 };
+enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128 };
+
+enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
+static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
+#define NOT_MODELLED "not modelled (oversubscribed)"
 
 struct pred {
-	double lop, lrtt, loggp; /* NAN when the model lacks what it needs */
+	double v[NMOD];         /* guarded (pred_guard): NAN = no prediction */
+	const char *why[NMOD];  /* NULL, or why there is no prediction */
 	unsigned notes;
 	int rounds;
 };
@@ -38,7 +43,7 @@ static double num(const char *c)
 static double measured(const struct ibc_csv_table *t, size_t r, const char **as)
 {
 	char b2b[32];
-	double v = ibc_csv_extra_get(ibc_csv_cell(t, r, "extra"), "paper_us", b2b, sizeof(b2b))
+	double v = ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), "paper_us", b2b, sizeof(b2b))
 			   ? num(b2b) : NAN;
 
 	*as = "paper_us";
@@ -164,7 +169,7 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 {
 	const struct ibc_logp_loggp *g = loggp_get(pr, xport, n);
 	int k = r->kind == IBC_PATTERN_ROUND_MCAST ? 1 : r->out > r->in ? r->out : r->in;
-	double G, sz = (double)s - 1;
+	double G, sz = (double)s - 1, o, gap, L;
 
 	if (g == NULL || !isfinite(g->o) || !isfinite(g->g) || !isfinite(g->L))
 		return NAN;
@@ -173,12 +178,37 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 		*notes |= NOTE_NOG;
 		G = 0;
 	}
+	/* times and a gap per byte are >= 0: a negative estimate (noise in
+	 * Netgauge's differences) is held at 0 */
+	o = fmax(g->o, 0);
+	gap = fmax(g->g, 0);
+	L = fmax(g->L, 0);
+	if (o != g->o || gap != g->g || L != g->L || G < 0)
+		*notes |= NOTE_GGP0;
+	G = fmax(G, 0);
 	if (k < 1)
 		k = 1;
-	return 2 * g->o + g->L + sz * G + (k - 1) * fmax(g->o, g->g + sz * G);
+	return 2 * o + L + sz * G + (k - 1) * fmax(o, gap + sz * G);
 }
 
-/* Both models over the rounds of (fam, variant) on n ranks. */
+/* The one gate between the models' arithmetic and every output (rows,
+ * extrapolation, fan-in): a value that is not finite, or is <= 0, is not a
+ * time.  It leaves as NAN, with why there is no prediction. */
+static double pred_guard(double v, const char *missing, const char **why)
+{
+	if (!isfinite(v)) {
+		*why = missing;
+		return NAN;
+	}
+	if (!(v > 0)) {
+		*why = "<= 0";
+		return NAN;
+	}
+	*why = NULL;
+	return v;
+}
+
+/* The three models over the rounds of (fam, variant) on n ranks. */
 static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_family *fam,
 		   const char *variant, const char *xport, int n, long fanin, size_t bytes,
 		   struct pred *out)
@@ -189,6 +219,7 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 	} memo[MEMO];
 	struct ibc_pattern_round *r;
 	int m = fam->rounds(variant, n, fanin, NULL, 0), k, nmemo = 0;
+	double raw[NMOD] = { 0, 0, 0 };
 
 	memset(out, 0, sizeof(*out));
 	if (m < 0)
@@ -214,12 +245,20 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 			lop_round(pr, xport, &r[k], s, n, &out->notes, memo[j].lop);
 			memo[j].loggp = loggp_round(pr, xport, &r[k], s, n, &out->notes);
 		}
-		out->lop += memo[j].lop[0];
-		out->lrtt += memo[j].lop[1];
-		out->loggp += memo[j].loggp;
+		raw[M_LOP] += memo[j].lop[0];
+		raw[M_LRTT] += memo[j].lop[1];
+		raw[M_LOGGP] += memo[j].loggp;
 	}
-	if (out->lop <= 0) /* §4.3's o << L(p) does not hold: not a time */
+	if (isfinite(raw[M_LOP]) && raw[M_LOP] <= 0) /* §4.3's o << L(p) does not hold */
 		out->notes |= NOTE_NEG;
+	out->v[M_LOP] = pred_guard(raw[M_LOP], "no usable fit or row of the rtt/os kernels",
+				   &out->why[M_LOP]);
+	if (out->why[M_LOP] != NULL && raw[M_LOP] <= 0)
+		out->why[M_LOP] = "<= 0: L(k) = RTT(k)/2 - o_s(k) - o_s(1) < 0, the paper's o << L(p) fails";
+	out->v[M_LRTT] = pred_guard(raw[M_LRTT], "no usable fit or row of the rtt kernels",
+				    &out->why[M_LRTT]);
+	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters: no loggp-prtt rows",
+				     &out->why[M_LOGGP]);
 	free(r);
 	return IBC_OK;
 }
@@ -227,11 +266,11 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
-					     "mcast~send", "no-G", "lop<=0" };
+					     "mcast~send", "no-G", "lop<=0", "loggp<0->0" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if ((n & (1u << i)) && used + 24 < cap)
 			used += (size_t)snprintf(b + used, cap - used, "%s%s", used ? ";" : "", names[i]);
 	if (oversub && used + 10 < cap)
@@ -246,12 +285,24 @@ static void fmtd(char *b, size_t cap, double v)
 		b[0] = '\0';
 }
 
+/* a model's status cell: "ok", "no prediction: why", or not modelled */
+static void status_fmt(const struct pred *p, int mod, int oversub, char *b, size_t cap)
+{
+	if (oversub)
+		snprintf(b, cap, "%s", NOT_MODELLED);
+	else if (p->why[mod] != NULL)
+		snprintf(b, cap, "no prediction: %s", p->why[mod]);
+	else
+		snprintf(b, cap, "ok");
+}
+
 /* ------------------------------------------------------- the tables ---- */
 
 struct alg_err {
 	char suite[16], variant[40];
-	double lop, lrtt, loggp;   /* sums of |err| */
-	int nl, nr, ng;
+	double sum[NMOD];   /* sums of |err| */
+	int cnt[NMOD];
+	int wins[NMOD];     /* rows where the model was closest */
 };
 
 static const struct ibc_logp_family *fam_of(const struct ibc_logp_model_opts *o, const char *suite)
@@ -282,39 +333,58 @@ static struct alg_err *alg_get(struct alg_err *a, size_t *n, const char *suite, 
 static const char *const model_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
 					  "oversub", "measured_us", "measured_as", "p50_us", "lop_us",
 					  "lop_err", "lop_rtt_us", "lop_rtt_err", "loggp_us", "loggp_err",
-					  "rounds", "note" };
+					  "rounds", "note", "lop_status", "lop_rtt_status",
+					  "loggp_status", "best", "best_err" };
 #define NMODEL (sizeof(model_cols) / sizeof(model_cols[0]))
 static const char *const extra_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
-					  "lop_us", "lop_rtt_us", "loggp_us", "rounds", "method", "note" };
+					  "lop_us", "lop_rtt_us", "loggp_us", "rounds", "method", "note",
+					  "lop_status", "lop_rtt_status", "loggp_status" };
 #define NEXTRACOLS (sizeof(extra_cols) / sizeof(extra_cols[0]))
-static const char *const fanin_cols[] = { "xport", "ranks", "lop_best_fanin", "lop_us",
+static const char *const fanin_cols[] = { "xport", "ranks", "bytes", "lop_best_fanin", "lop_us",
 					  "lop_rtt_best_fanin", "lop_rtt_us", "loggp_best_fanin",
-					  "loggp_us", "measured_best_fanin", "measured_us" };
+					  "loggp_us", "measured_best_fanin", "measured_us", "model",
+					  "model_fanin", "measured_at_model_fanin_us",
+					  "model_over_best", "status" };
 #define NFANIN (sizeof(fanin_cols) / sizeof(fanin_cols[0]))
+
+/* Whether row r is not modelled: more ranks on a node than PUs (--pus N:
+ * N PUs per node; else what the harness recorded when it measured the row,
+ * its oversub column).  *meas_over: the row was measured oversubscribed. */
+static int row_oversub(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t, size_t r,
+		       int *meas_over)
+{
+	double n = ibc_csv_num(t, r, "ranks"), nodes = ibc_csv_num(t, r, "nodes");
+
+	*meas_over = strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0;
+	if (!(nodes >= 1))
+		nodes = 1;
+	if (o->pus > 0)
+		return ceil(n / nodes) > o->pus;
+	return *meas_over;
+}
 
 /* the measured rows, predicted; per algorithm errors into a */
 static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
 			const struct ibc_logp_params *pr, struct ibc_csv_writer *w,
-			struct alg_err *a, size_t *na, size_t *npred)
+			struct alg_err *a, size_t *na, size_t *npred, int *nwithin, int *nscored)
 {
 	size_t r;
 	int rc = IBC_OK;
 
 	if (o->out != NULL)
-		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s  %s\n",
+		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s %-7s  %s\n",
 			"suite", "variant", "xport", "N", "bytes", "fanin", "meas_us", "LoP_us", "err",
-			"LoPrtt_us", "err", "LogGP_us", "err", "note");
+			"LoPrtt_us", "err", "LogGP_us", "err", "best", "note");
 	for (r = 0; r + 1 < t->nrows && rc == IBC_OK; r++) {
-		const char *suite = ibc_csv_cell(t, r, "suite"), *variant = ibc_csv_cell(t, r, "variant");
-		const char *xport = ibc_csv_cell(t, r, "xport"), *ov = ibc_csv_cell(t, r, "oversub");
+		const char *suite = ibc_csv_str(t, r, "suite"), *variant = ibc_csv_str(t, r, "variant");
+		const char *xport = ibc_csv_str(t, r, "xport");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
-		int n = ibc_csv_int(t, r, "ranks");
-		double fan = ibc_csv_num(t, r, "fanin"), p50 = ibc_csv_num(t, r, "p50_us");
+		int n = ibc_csv_int(t, r, "ranks"), meas_over, oversub, m, best = -1;
+		double fan = ibc_csv_num(t, r, "fanin"), p50 = ibc_csv_num(t, r, "p50_us"), err[NMOD];
 		const char *as;
 		double meas = measured(t, r, &as);
 		size_t bytes = ibc_csv_size(t, r, "bytes");
-		int oversub = ov != NULL && strcmp(ov, "1") == 0;
-		char f[NMODEL][64], note[128];
+		char f[NMODEL][96], note[160], cellv[NMOD][16];
 		const char *fp[NMODEL];
 		struct pred p;
 		struct alg_err *ae;
@@ -323,49 +393,69 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		if (fam == NULL || strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0 || !isfinite(meas) ||
 		    meas <= 0 || n < 1)
 			continue;
-		if (predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes, &p) !=
-		    IBC_OK)
+		oversub = row_oversub(o, t, r, &meas_over);
+		memset(&p, 0, sizeof(p));
+		if (!oversub && predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes,
+					&p) != IBC_OK)
 			continue;
-		notes_fmt(p.notes, oversub, note, sizeof(note));
-		for (i = 0; i < NMODEL; i++)
+		for (m = 0; m < NMOD; m++) {
+			if (oversub)
+				p.v[m] = NAN;
+			/* a measurement taken oversubscribed is no test of a prediction */
+			err[m] = meas_over ? NAN : p.v[m] / meas - 1;
+			if (isfinite(err[m]) && (best < 0 || fabs(err[m]) < fabs(err[best])))
+				best = m;
+		}
+		notes_fmt(p.notes, meas_over, note, sizeof(note));
+		for (i = 0; i < NMODEL; i++) {
+			f[i][0] = '\0';
 			fp[i] = f[i];
+		}
 		fp[0] = suite;
 		fp[1] = variant;
 		fp[2] = xport;
-		snprintf(f[3], 64, "%d", n);
-		snprintf(f[4], 64, "%zu", bytes);
-		fp[5] = ibc_csv_cell(t, r, "fanin");
-		snprintf(f[6], 64, "%d", oversub);
-		fmtd(f[7], 64, meas);
+		snprintf(f[3], 96, "%d", n);
+		snprintf(f[4], 96, "%zu", bytes);
+		fp[5] = ibc_csv_str(t, r, "fanin");
+		snprintf(f[6], 96, "%d", meas_over);
+		fmtd(f[7], 96, meas);
 		fp[8] = as;
-		fmtd(f[9], 64, p50);
-		fmtd(f[10], 64, p.lop);
-		fmtd(f[11], 64, p.lop / meas - 1);
-		fmtd(f[12], 64, p.lrtt);
-		fmtd(f[13], 64, p.lrtt / meas - 1);
-		fmtd(f[14], 64, p.loggp);
-		fmtd(f[15], 64, p.loggp / meas - 1);
-		snprintf(f[16], 64, "%d", p.rounds);
+		fmtd(f[9], 96, p50);
+		for (m = 0; m < NMOD; m++) {
+			fmtd(f[10 + 2 * m], 96, p.v[m]);
+			fmtd(f[11 + 2 * m], 96, err[m]);
+			status_fmt(&p, m, oversub, f[18 + m], 96);
+			snprintf(cellv[m], sizeof(cellv[m]), "%s", oversub ? "n/m" : f[10 + 2 * m][0] ? f[10 + 2 * m] : "no pred.");
+		}
+		snprintf(f[16], 96, "%d", p.rounds);
 		fp[17] = note;
+		if (best >= 0) {
+			fp[21] = mod_names[best];
+			fmtd(f[22], 96, err[best]);
+		}
 		rc = ibc_csv_writer_row(w, fp);
 		(*npred)++;
-		ae = alg_get(a, na, suite, variant);
-		if (ae != NULL && isfinite(p.lop)) {
-			ae->lop += fabs(p.lop / meas - 1);
-			ae->nl++;
+		ae = oversub || meas_over ? NULL : alg_get(a, na, suite, variant);
+		for (m = 0; ae != NULL && m < NMOD; m++)
+			if (isfinite(err[m])) {
+				ae->sum[m] += fabs(err[m]);
+				ae->cnt[m]++;
+			}
+		if (ae != NULL && best >= 0) {
+			ae->wins[best]++;
+			(*nscored)++;
+			*nwithin += fabs(err[best]) <= 0.2;
 		}
-		if (ae != NULL && isfinite(p.lrtt)) {
-			ae->lrtt += fabs(p.lrtt / meas - 1);
-			ae->nr++;
-		}
-		if (ae != NULL && isfinite(p.loggp)) {
-			ae->loggp += fabs(p.loggp / meas - 1);
-			ae->ng++;
-		}
-		if (o->out != NULL)
-			fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s  %s\n",
-				suite, variant, xport, n, bytes, fp[5], meas, f[10], f[11], f[12], f[13],
-				f[14], f[15], note);
+		if (o->out == NULL)
+			continue;
+		fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s %-7s  %s\n",
+			suite, variant, xport, n, bytes, fp[5], meas, cellv[0], f[11], cellv[1], f[13],
+			cellv[2], f[15], best >= 0 ? mod_names[best] : "-", note);
+		if (oversub)
+			fprintf(o->out, "%42s %s\n", "", NOT_MODELLED);
+		for (m = 0; !oversub && m < NMOD; m++)
+			if (p.why[m] != NULL)
+				fprintf(o->out, "%42s %s: no prediction (%s)\n", "", mod_names[m], p.why[m]);
 	}
 	return rc;
 }
@@ -375,19 +465,19 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 		       const struct ibc_logp_params *pr, struct ibc_csv_writer *w)
 {
 	size_t r, q, e;
-	int rc = IBC_OK;
+	int rc = IBC_OK, m;
 
 	if (o->out != NULL)
 		fprintf(o->out, "\nextrapolation (the fitted model evaluated over the pattern's rounds; "
-			"no contention modelled):\n%-9s %-11s %-5s %8s %5s %20s %20s %20s %20s  (LoP | "
-			"LoP-RTT | LogGP, us)\n", "suite", "variant", "xport", "bytes", "fanin", "N=1K",
-			"4K", "16K", "64K");
+			"no contention modelled; '-': no prediction, the reason below):\n%-9s %-11s %-5s "
+			"%8s %5s %20s %20s %20s %20s  (LoP | LoP-RTT | LogGP, us)\n", "suite", "variant",
+			"xport", "bytes", "fanin", "N=1K", "4K", "16K", "64K");
 	for (r = 0; r + 1 < t->nrows && rc == IBC_OK; r++) {
-		const char *suite = ibc_csv_cell(t, r, "suite"), *variant = ibc_csv_cell(t, r, "variant");
-		const char *xport = ibc_csv_cell(t, r, "xport"), *fanc = ibc_csv_cell(t, r, "fanin");
-		const char *bc = ibc_csv_cell(t, r, "bytes");
+		const char *suite = ibc_csv_str(t, r, "suite"), *variant = ibc_csv_str(t, r, "variant");
+		const char *xport = ibc_csv_str(t, r, "xport"), *fanc = ibc_csv_str(t, r, "fanin");
+		const char *bc = ibc_csv_str(t, r, "bytes");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
-		char line[512], f[NEXTRACOLS][64], note[128];
+		char line[512], f[NEXTRACOLS][96], note[128], why[3][160];
 		const char *fp[NEXTRACOLS];
 		size_t used = 0, i;
 		int seen = 0;
@@ -404,50 +494,172 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 			       strcmp(ibc_csv_str(t, q, "impl"), "ibchar") == 0;
 		if (seen)
 			continue;
+		why[0][0] = why[1][0] = why[2][0] = '\0';
 		for (e = 0; e < NEXTRA && rc == IBC_OK; e++) {
 			struct pred p;
 
 			if (predict(pr, fam, variant, xport, extra_n[e], *fanc ? (long)num(fanc) : 0,
 				    (size_t)num(bc), &p) != IBC_OK)
 				continue;
-			for (i = 0; i < NEXTRACOLS; i++)
+			for (i = 0; i < NEXTRACOLS; i++) {
+				f[i][0] = '\0';
 				fp[i] = f[i];
+			}
 			notes_fmt(p.notes, 0, note, sizeof(note));
 			fp[0] = suite;
 			fp[1] = variant;
 			fp[2] = xport;
-			snprintf(f[3], 64, "%d", extra_n[e]);
+			snprintf(f[3], 96, "%d", extra_n[e]);
 			fp[4] = bc;
 			fp[5] = fanc;
-			fmtd(f[6], 64, p.lop);
-			fmtd(f[7], 64, p.lrtt);
-			fmtd(f[8], 64, p.loggp);
-			snprintf(f[9], 64, "%d", p.rounds);
+			for (m = 0; m < NMOD; m++) {
+				fmtd(f[6 + m], 96, p.v[m]);
+				status_fmt(&p, m, 0, f[12 + m], 96);
+				if (p.why[m] != NULL && why[m][0] == '\0')
+					snprintf(why[m], sizeof(why[m]), "%s from N=%d: no prediction (%s)",
+						 mod_names[m], extra_n[e], p.why[m]);
+			}
+			snprintf(f[9], 96, "%d", p.rounds);
 			fp[10] = "model-eval";
 			fp[11] = note;
 			rc = ibc_csv_writer_row(w, fp);
 			if (used < sizeof(line))
 				used += (size_t)snprintf(line + used, sizeof(line) - used, " %6s|%6s|%-6s",
-							 f[6], f[7], f[8]);
+							 f[6][0] ? f[6] : "-", f[7][0] ? f[7] : "-",
+							 f[8][0] ? f[8] : "-");
 		}
-		if (o->out != NULL && used > 0)
-			fprintf(o->out, "%-9s %-11s %-5s %8s %5s%s\n", suite, variant, xport, bc, fanc, line);
+		if (o->out == NULL || used == 0)
+			continue;
+		fprintf(o->out, "%-9s %-11s %-5s %8s %5s%s\n", suite, variant, xport, bc, fanc, line);
+		for (m = 0; m < NMOD; m++)
+			if (why[m][0])
+				fprintf(o->out, "%42s %s\n", "", why[m]);
 	}
 	return rc;
 }
 
-/* RGM's fan-in: each model's best l per N (positive predictions only)
- * against the measured sweep's */
+/* RGM's fan-in on n ranks: each model's best l (its predictions, guarded)
+ * and the one the chooser model picks, against the measured sweep */
+static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
+		     const struct ibc_logp_params *pr, const struct ibc_logp_family *fam,
+		     const char *xport, int n, const char *bytes, int chooser, struct ibc_csv_writer *w)
+{
+	double best[NMOD + 1] = { INFINITY, INFINITY, INFINITY, INFINITY }, at_model = NAN;
+	long bl[NMOD + 1] = { 0, 0, 0, 0 }, l;
+	const char *why[NMOD] = { "no fan-in predicted", "no fan-in predicted", "no fan-in predicted" };
+	char f[NFANIN][160];
+	const char *fp[NFANIN];
+	int m, oversub = 0, rows = 0, meas_over, any_meas_over = 0;
+	size_t r, k;
+
+	/* the measured sweep: the best l, and whether N was oversubscribed */
+	for (r = 0; r + 1 < t->nrows; r++) {
+		const char *as;
+		double v = measured(t, r, &as);
+
+		if (strcmp(ibc_csv_str(t, r, "suite"), "barrier") != 0 ||
+		    strcmp(ibc_csv_str(t, r, "variant"), "rgm") != 0 ||
+		    strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0 ||
+		    strcmp(ibc_csv_str(t, r, "xport"), xport) != 0 || (int)ibc_csv_num(t, r, "ranks") != n ||
+		    strcmp(ibc_csv_str(t, r, "bytes"), bytes) != 0)
+			continue;
+		rows++;
+		oversub |= row_oversub(o, t, r, &meas_over);
+		any_meas_over |= meas_over;
+		if (v < best[NMOD]) {
+			best[NMOD] = v;
+			bl[NMOD] = (long)ibc_csv_num(t, r, "fanin");
+		}
+	}
+	/* the barrier suite's sweep: up to the first l >= N - 1 (flat) */
+	for (l = 1; !oversub && ibc_pattern_fanin_distinct(l, n); l = 2 * l + 1) {
+		struct pred p;
+
+		if (predict(pr, fam, "rgm", xport, n, l, (size_t)num(bytes), &p) != IBC_OK)
+			continue;
+		for (m = 0; m < NMOD; m++) {
+			if (p.why[m] != NULL && bl[m] == 0)
+				why[m] = p.why[m];
+			if (isfinite(p.v[m]) && p.v[m] < best[m]) {
+				best[m] = p.v[m];
+				bl[m] = l;
+				why[m] = NULL;
+			}
+		}
+	}
+	for (k = 0; k < NFANIN; k++) {
+		f[k][0] = '\0';
+		fp[k] = f[k];
+	}
+	fp[0] = xport;
+	snprintf(f[1], 160, "%d", n);
+	fp[2] = bytes;
+	for (m = 0; m <= NMOD; m++) {
+		if (bl[m])
+			snprintf(f[3 + 2 * m], 160, "%ld", bl[m]);
+		fmtd(f[4 + 2 * m], 160, best[m]);
+	}
+	fp[11] = mod_names[chooser];
+	if (bl[chooser])
+		snprintf(f[12], 160, "%ld", bl[chooser]);
+	for (r = 0; bl[chooser] && r + 1 < t->nrows; r++) {
+		const char *as;
+
+		if (strcmp(ibc_csv_str(t, r, "suite"), "barrier") == 0 &&
+		    strcmp(ibc_csv_str(t, r, "variant"), "rgm") == 0 &&
+		    strcmp(ibc_csv_str(t, r, "impl"), "ibchar") == 0 &&
+		    strcmp(ibc_csv_str(t, r, "xport"), xport) == 0 &&
+		    (int)ibc_csv_num(t, r, "ranks") == n && strcmp(ibc_csv_str(t, r, "bytes"), bytes) == 0 &&
+		    (long)ibc_csv_num(t, r, "fanin") == bl[chooser])
+			at_model = measured(t, r, &as);
+	}
+	if (any_meas_over) /* no test of the choice */
+		at_model = NAN;
+	fmtd(f[13], 160, at_model);
+	if (isfinite(at_model) && isfinite(best[NMOD]) && best[NMOD] > 0)
+		snprintf(f[14], 160, "%.3f", at_model / best[NMOD]);
+	if (oversub)
+		snprintf(f[15], 160, "%s", NOT_MODELLED);
+	else if (!bl[chooser])
+		snprintf(f[15], 160, "no prediction: %s", why[chooser]);
+	else if (!rows)
+		snprintf(f[15], 160, "ok (not measured)");
+	else if (any_meas_over)
+		snprintf(f[15], 160, "ok (measured oversubscribed: no ratio)");
+	else if (!isfinite(at_model))
+		snprintf(f[15], 160, "ok (the model's fan-in not measured)");
+	else
+		snprintf(f[15], 160, "ok");
+	if (o->out != NULL)
+		fprintf(o->out, "%7d %6s %8s %9s %8s %9s %8s %9s %8s %9s %8s %9s %7s  %s\n", n, bytes,
+			f[3][0] ? f[3] : "-", f[4], f[5][0] ? f[5] : "-", f[6], f[7][0] ? f[7] : "-", f[8],
+			f[9][0] ? f[9] : "-", f[10], f[12][0] ? f[12] : "-", f[13], f[14][0] ? f[14] : "-",
+			f[15]);
+	return ibc_csv_writer_row(w, fp);
+}
+
+/* RGM's fan-in per N: measured N's and 1 K .. 64 K; the chooser is the
+ * model with the smallest mean |err| over the barrier rows (LoP when none) */
 static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
-			const struct ibc_logp_params *pr, struct ibc_csv_writer *w)
+			const struct ibc_logp_params *pr, struct ibc_csv_writer *w,
+			const struct alg_err *a, size_t na)
 {
 	const struct ibc_logp_family *fam = fam_of(o, "barrier");
-	int ns[64], nn = 0, i, m, rc = IBC_OK;
-	char xport[16] = "";
+	double sum[NMOD] = { 0, 0, 0 };
+	int cnt[NMOD] = { 0, 0, 0 }, ns[64], nn = 0, i, m, chooser = M_LOP, rc = IBC_OK;
+	char xport[16] = "", bs[64][24];
 	size_t r;
 
 	if (fam == NULL)
 		return IBC_OK;
+	for (r = 0; r < na; r++)
+		for (m = 0; m < NMOD && strcmp(a[r].suite, "barrier") == 0; m++) {
+			sum[m] += a[r].sum[m];
+			cnt[m] += a[r].cnt[m];
+		}
+	for (m = 0; m < NMOD; m++)
+		if (cnt[m] > 0 && (cnt[chooser] == 0 || sum[m] / cnt[m] < sum[chooser] / cnt[chooser]))
+			chooser = m;
 	for (r = 0; r + 1 < t->nrows; r++) {
 		int n = ibc_csv_int(t, r, "ranks"), k;
 
@@ -455,72 +667,28 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		    strcmp(ibc_csv_str(t, r, "variant"), "rgm") != 0)
 			continue;
 		snprintf(xport, sizeof(xport), "%s", ibc_csv_str(t, r, "xport"));
-		for (k = 0; k < nn && ns[k] != n; k++)
+		for (k = 0; k < nn && (ns[k] != n || strcmp(bs[k], ibc_csv_str(t, r, "bytes")) != 0); k++)
 			;
-		if (k == nn && nn < 60)
+		if (k == nn && nn < 60) {
+			snprintf(bs[nn], sizeof(bs[nn]), "%s", ibc_csv_str(t, r, "bytes"));
 			ns[nn++] = n;
+		}
 	}
 	if (nn == 0)
 		return IBC_OK;
-	for (i = 0; i < (int)NEXTRA; i++)
+	for (i = 0; i < (int)NEXTRA; i++) {
+		memcpy(bs[nn], bs[0], sizeof(bs[nn])); /* nn >= 1 here */
 		ns[nn++] = extra_n[i];
-	if (o->out != NULL)
-		fprintf(o->out, "\nRGM fan-in l (2^k - 1, up to the flat tree; a model's best "
-			"among its positive predictions) against the measured sweep (%s):\n"
-			"%7s %8s %9s %8s %9s %8s %9s %8s %9s\n", xport, "N", "LoP l", "us",
-			"LoP-RTT l", "us", "LogGP l", "us", "meas. l", "us");
-	for (i = 0; i < nn && rc == IBC_OK; i++) {
-		double best[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
-		long bl[4] = { 0, 0, 0, 0 }, l;
-		char f[NFANIN][32];
-		const char *fp[NFANIN];
-		size_t k;
-
-		/* the barrier suite's sweep: up to the first l >= N - 1 (flat) */
-		for (l = 1; ibc_pattern_fanin_distinct(l, ns[i]); l = 2 * l + 1) {
-			struct pred p;
-			double v[3];
-
-			if (predict(pr, fam, "rgm", xport, ns[i], l, 0, &p) != IBC_OK)
-				continue;
-			v[0] = p.lop;
-			v[1] = p.lrtt;
-			v[2] = p.loggp;
-			for (m = 0; m < 3; m++)
-				if (isfinite(v[m]) && v[m] > 0 && v[m] < best[m]) {
-					best[m] = v[m];
-					bl[m] = l;
-				}
-		}
-		for (r = 0; r + 1 < t->nrows; r++) {
-			const char *as;
-			double v = measured(t, r, &as);
-
-			if (strcmp(ibc_csv_str(t, r, "suite"), "barrier") == 0 &&
-			    strcmp(ibc_csv_str(t, r, "variant"), "rgm") == 0 &&
-			    strcmp(ibc_csv_str(t, r, "impl"), "ibchar") == 0 &&
-			    strcmp(ibc_csv_str(t, r, "xport"), xport) == 0 &&
-			    ibc_csv_int(t, r, "ranks") == ns[i] && v < best[3]) {
-				best[3] = v;
-				bl[3] = (long)ibc_csv_num(t, r, "fanin");
-			}
-		}
-		for (k = 0; k < NFANIN; k++) {
-			f[k][0] = '\0';
-			fp[k] = f[k];
-		}
-		fp[0] = xport;
-		snprintf(f[1], 32, "%d", ns[i]);
-		for (m = 0; m < 4; m++) {
-			if (bl[m])
-				snprintf(f[2 + 2 * m], 32, "%ld", bl[m]);
-			fmtd(f[3 + 2 * m], 32, best[m]);
-		}
-		rc = ibc_csv_writer_row(w, fp);
-		if (o->out != NULL)
-			fprintf(o->out, "%7d %8s %9s %8s %9s %8s %9s %8s %9s\n", ns[i], f[2], f[3], f[4],
-				f[5], f[6], f[7], f[8], f[9]);
 	}
+	if (o->out != NULL)
+		fprintf(o->out, "\nRGM fan-in l (2^k - 1, up to the flat tree; each model's best among "
+			"its predictions), chosen by %s (the smallest mean |err| on the barrier rows), "
+			"against the measured sweep (%s); ratio = measured at the model's l / measured "
+			"best:\n%7s %6s %8s %9s %8s %9s %8s %9s %8s %9s %8s %9s %7s  %s\n",
+			mod_names[chooser], xport, "N", "bytes", "LoP l", "us", "LoP-RTT l", "us", "LogGP l", "us",
+			"meas. l", "us", "model l", "meas.us", "ratio", "status");
+	for (i = 0; i < nn && rc == IBC_OK; i++)
+		rc = fanin_one(o, t, pr, fam, xport, ns[i], bs[i], chooser, w);
 	return rc;
 }
 
@@ -546,9 +714,8 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 	const char *fd = o->fits_dir != NULL ? o->fits_dir : o->dir;
 	char path[4200];
 	size_t na = 0, npred = 0, i;
-	int rc, k;
+	int rc, k, m, nwithin = 0, nscored = 0;
 
-	na = 0;
 	rc = ibc_logp_params_load(fd, &pr);
 	if (rc != IBC_OK)
 		return rc;
@@ -559,35 +726,41 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 		ibc_logp_params_free(&pr);
 		return rc;
 	}
-	if (o->out != NULL)
+	if (o->out != NULL) {
 		fprintf(o->out, "LoP closed loop: the fits of run %s (%s) predict the rows of %s "
 			"(measured: the back-to-back mean paper_us, else p50_us; err = predicted / "
-			"measured - 1)\n", pr.run_id, fd, path);
+			"measured - 1; LoP is the paper's composition as printed; rows with more ranks "
+			"than PUs are %s", pr.run_id, fd, path, NOT_MODELLED);
+		if (o->pus > 0)
+			fprintf(o->out, " (--pus %d per node)", o->pus);
+		fprintf(o->out, ")\n");
+	}
 	rc = writer(o->dir, "lop-model.csv", model_cols, NMODEL, &w[0]);
 	if (rc == IBC_OK)
-		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred);
+		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred, &nwithin, &nscored);
 	if (rc == IBC_OK && npred == 0) {
 		ibc_error("logp model: %s has no rows the model predicts (barrier or all-to-all "
 			  "algorithms of ibchar)", path);
 		rc = IBC_ERR_NOTFOUND;
 	}
 	if (rc == IBC_OK && o->out != NULL) {
-		fprintf(o->out, "\nper algorithm, mean |err| over its rows:\n%-9s %-11s %8s %8s %8s  %s\n",
-			"suite", "variant", "LoP", "LoP-RTT", "LogGP", "closest");
+		fprintf(o->out, "\nper algorithm (rows not oversubscribed), mean |err| over its rows "
+			"and the rows each model was closest on:\n%-9s %-11s %8s %8s %8s  %-8s %s\n",
+			"suite", "variant", "LoP", "LoP-RTT", "LogGP", "closest", "wins (LoP/RTT/LogGP)");
 		for (i = 0; i < na; i++) {
-			double e[3] = { a[i].nl ? a[i].lop / a[i].nl : NAN,
-					a[i].nr ? a[i].lrtt / a[i].nr : NAN,
-					a[i].ng ? a[i].loggp / a[i].ng : NAN };
-			static const char *const names[] = { "LoP", "LoP-RTT", "LogGP" };
-			int m, best = -1;
+			double e[NMOD];
+			int best = -1;
 
-			for (m = 0; m < 3; m++)
+			for (m = 0; m < NMOD; m++) {
+				e[m] = a[i].cnt[m] ? a[i].sum[m] / a[i].cnt[m] : NAN;
 				if (isfinite(e[m]) && (best < 0 || e[m] < e[best]))
 					best = m;
-			fprintf(o->out, "%-9s %-11s %7.1f%% %7.1f%% %7.1f%%  %s\n", a[i].suite,
+			}
+			fprintf(o->out, "%-9s %-11s %7.1f%% %7.1f%% %7.1f%%  %-8s %d/%d/%d\n", a[i].suite,
 				a[i].variant, 100 * e[0], 100 * e[1], 100 * e[2],
-				best < 0 ? "-" : names[best]);
+				best < 0 ? "-" : mod_names[best], a[i].wins[0], a[i].wins[1], a[i].wins[2]);
 		}
+		fprintf(o->out, "rows within +-20%% by the closest model: %d of %d\n", nwithin, nscored);
 	}
 	if (rc == IBC_OK)
 		rc = writer(o->dir, "lop-extrapolation.csv", extra_cols, NEXTRACOLS, &w[1]);
@@ -596,7 +769,7 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 	if (rc == IBC_OK)
 		rc = writer(o->dir, "lop-fanin.csv", fanin_cols, NFANIN, &w[2]);
 	if (rc == IBC_OK)
-		rc = fanin_choice(o, t, &pr, w[2]);
+		rc = fanin_choice(o, t, &pr, w[2], a, na);
 	for (k = 0; k < 3; k++)
 		if (w[k] != NULL && ibc_csv_writer_close(w[k]) != IBC_OK && rc == IBC_OK)
 			rc = IBC_ERR_IO;

@@ -24,16 +24,31 @@
  * per further byte and message, flagged size>max).
  *
  * Outputs (beside results.csv):
- *   lop-model.csv: suite, variant, xport, ranks, bytes, fanin, oversub,
- *     measured_us, measured_as (paper_us|p50_us), p50_us, lop_us, lop_err,
- *     lop_rtt_us, lop_rtt_err, loggp_us, loggp_err, rounds, note (k>pmax,
- *     params-of-other-N, points, size>max, mcast~send, no-G, lop<=0,
- *     oversub)
+ * Every value leaves through one guard: a prediction that is not finite
+ * (a kernel without a usable fit or row) or is <= 0 is empty in the CSVs,
+ * its status column says "no prediction: why", and stdout says the same.
+ * A row with more ranks per node than PUs (--pus, else its oversub
+ * column) is "not modelled (oversubscribed)"; a row modelled under --pus
+ * but measured oversubscribed gets no error.
+ *
+ * Outputs (beside results.csv):
+ *   lop-model.csv: suite, variant, xport, ranks, bytes, fanin, oversub
+ *     (measured oversubscribed), measured_us, measured_as (paper_us|p50_us),
+ *     p50_us, lop_us, lop_err, lop_rtt_us, lop_rtt_err, loggp_us,
+ *     loggp_err, rounds, note (k>pmax, params-of-other-N, points, size>max,
+ *     mcast~send, no-G, lop<=0, loggp<0->0: a LogGP parameter estimated
+ *     < 0 held at 0, oversub), lop_status, lop_rtt_status,
+ *     loggp_status ("ok", "no prediction: ..", "not modelled
+ *     (oversubscribed)"), best (the model closest to the measurement),
+ *     best_err
  *   lop-extrapolation.csv: the same algorithms at N = 1 K, 4 K, 16 K and
  *     64 K, method "model-eval" (the model evaluated over the pattern's
- *     rounds: no contention, no simulator)
- *   lop-fanin.csv: RGM's fan-in chosen by each model per N (l = 2^k - 1 < N,
- *     positive predictions only) against the measured sweep's best
+ *     rounds: no contention, no simulator), with the status columns
+ *   lop-fanin.csv: RGM's fan-in per N (l = 2^k - 1 up to the flat tree)
+ *     by each model, the measured sweep's best, the model that chooses
+ *     (the smallest mean |err| on the barrier rows, LoP when none), its
+ *     l, the measured time at that l and model_over_best = that / the
+ *     measured best; status
  * and the tables on out. */
 #ifndef IBC_LOGP_MODEL_H
 #define IBC_LOGP_MODEL_H
@@ -54,6 +69,9 @@ struct ibc_logp_model_opts {
 	const struct ibc_logp_family *fams;
 	size_t nfams;
 	FILE *out;                            /* the table; NULL: none */
+	int pus;                              /* > 0: PUs per node (rows with more ranks
+					       * per node are not modelled); 0: each
+					       * row's oversub column */
 };
 
 /* IBC_ERR_NOTFOUND (logged) when there are no fits or no rows to predict. */

@@ -667,6 +667,85 @@ static void suite_section(FILE *f, const char *dir, const struct ibc_csv_table *
 	}
 }
 
+/* ------------------------------------------------------- closed loop ---- */
+
+/* A CSV of DIR as an HTML table: the columns cols (heading heads), one row
+ * per line; NULL when the file is not there (nothing to show) */
+static struct ibc_tab *csv_tab(const char *dir, const char *name, const char *title,
+			       const char *const *cols, const char *const *heads, size_t ncols)
+{
+	struct ibc_csv_table *t = NULL;
+	struct ibc_tab *tab;
+	char path[PATH_MAX];
+	size_t r, c;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (access(path, R_OK) != 0 || ibc_csv_read(path, &t) != IBC_OK)
+		return NULL;
+	tab = ibc_tab_new(title);
+	for (c = 0; tab != NULL && c < ncols; c++) /* numbers to the right */
+		ibc_tab_col(tab, heads[c], strstr(cols[c], "us") || strstr(cols[c], "err") ||
+						   strstr(cols[c], "fanin") || strstr(cols[c], "over") ||
+						   strcmp(cols[c], "ranks") == 0 || strcmp(cols[c], "bytes") == 0
+					   ? 10 : -10);
+	for (r = 0; tab != NULL && r + 1 < t->nrows; r++) {
+		ibc_tab_row(tab);
+		for (c = 0; c < ncols; c++) {
+			const char *v = ibc_csv_cell(t, r, cols[c]);
+			char *end;
+			double x = strtod(v, &end);
+
+			/* errors as percentages */
+			if (strstr(cols[c], "_err") != NULL && *v && *end == '\0')
+				ibc_tab_cell(tab, "%+.1f%%", 100 * x);
+			else
+				ibc_tab_cell(tab, "%s", v);
+		}
+	}
+	ibc_csv_table_free(t);
+	return tab;
+}
+
+/* The LoP closed loop of `ibchar model` (lop-model.csv, lop-fanin.csv):
+ * predicted against measured, the error per row, the fan-in choice. */
+static void closed_loop(FILE *f, const char *dir)
+{
+	static const char *const mcols[] = { "suite", "variant", "ranks", "bytes", "fanin",
+					     "measured_us", "lop_us", "lop_err", "lop_rtt_us",
+					     "lop_rtt_err", "loggp_us", "loggp_err", "best",
+					     "lop_status", "lop_rtt_status", "loggp_status" };
+	static const char *const mheads[] = { "suite", "variant", "N", "bytes", "fan-in",
+					      "measured us", "LoP us", "LoP err", "LoP-RTT us",
+					      "LoP-RTT err", "LogGP us", "LogGP err", "closest",
+					      "LoP", "LoP-RTT", "LogGP" };
+	static const char *const fcols[] = { "ranks", "bytes", "model", "model_fanin",
+					     "measured_at_model_fanin_us", "measured_best_fanin",
+					     "measured_us", "model_over_best", "status" };
+	static const char *const fheads[] = { "N", "bytes", "chosen by", "model's l",
+					      "measured at it, us", "measured best l", "best, us",
+					      "ratio", "status" };
+	struct ibc_tab *tm = csv_tab(dir, "lop-model.csv",
+				     "LoP closed loop: predicted against measured (err = predicted / "
+				     "measured - 1)", mcols, mheads, sizeof(mcols) / sizeof(mcols[0]));
+	struct ibc_tab *tf;
+
+	if (tm == NULL)
+		return;
+	fputs("<h2 id=\"closed-loop\">Closed loop (ibchar model)</h2>\n<p>The fitted LoP model "
+	      "predicts each barrier and all-to-all row from the algorithm's rounds by three "
+	      "compositions: LoP as the paper prints it, LoP-RTT and LogGP (docs/model.md). A "
+	      "prediction &lt;= 0, or one without a usable fit, is <i>no prediction</i>; a row with "
+	      "more ranks than PUs is <i>not modelled</i>.</p>\n", f);
+	ibc_tab_html(f, tm);
+	ibc_tab_free(tm);
+	tf = csv_tab(dir, "lop-fanin.csv", "RGM's fan-in chosen by the model, measured at it over the "
+		     "measured best", fcols, fheads, sizeof(fcols) / sizeof(fcols[0]));
+	if (tf != NULL) {
+		ibc_tab_html(f, tf);
+		ibc_tab_free(tf);
+	}
+}
+
 static int dir_has_png(const char *dir)
 {
 	size_t n;
@@ -741,6 +820,9 @@ int ibc_harness_report(const struct ibc_report_opts *o)
 		ibc_html_puts(f, suites[i]);
 		fputs("</a>", f);
 	}
+	snprintf(path, sizeof(path), "%s/lop-model.csv", o->dir);
+	if (access(path, R_OK) == 0)
+		fputs("<a href=\"#closed-loop\">closed loop</a>", f);
 	fputs("</nav>\n", f);
 	if (plot_failed)
 		fputs("<p class=\"warn\">Drawing the figures failed (see ibchar plot's messages); "
@@ -759,6 +841,7 @@ int ibc_harness_report(const struct ibc_report_opts *o)
 		scorecard(f, o);
 	for (i = 0; i < ns; i++)
 		suite_section(f, o->dir, t, &m, suites[i], pngs, npng, used);
+	closed_loop(f, o->dir);
 	fputs("</body></html>\n", f);
 	if (ferror(f) || fclose(f) != 0) {
 		f = NULL;

@@ -23,13 +23,14 @@ static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
 static struct ibc_csv_writer *w;
+static const char *row_over = "0"; /* the oversub column of the next rows */
 
 static void row(const char *suite, const char *variant, int n, size_t bytes, long fanin, double us,
 		const char *extra)
 {
 	char f[8][32];
 	const char *fp[NCOLS] = { "R1", suite, variant, "ibchar", "shm", f[0], f[1], f[2],
-				  f[3], f[3], f[3], "0", extra };
+				  f[3], f[3], f[3], row_over, extra };
 
 	snprintf(f[0], 32, "%d", n);
 	snprintf(f[1], 32, "%zu", bytes);
@@ -82,10 +83,140 @@ static double cell(const struct ibc_csv_table *t, const char *variant, int n, co
 	return NAN;
 }
 
+static const char *scell(const struct ibc_csv_table *t, const char *variant, int n,
+			 const char *fanin, const char *col)
+{
+	size_t r;
+
+	for (r = 0; r + 1 < t->nrows; r++)
+		if (strcmp(ibc_csv_cell(t, r, "variant"), variant) == 0 &&
+		    atoi(ibc_csv_cell(t, r, "ranks")) == n &&
+		    strcmp(ibc_csv_cell(t, r, "fanin"), fanin) == 0)
+			return ibc_csv_cell(t, r, col);
+	return "";
+}
+
 static int a2a_rounds(const char *v, int n, long fanin, struct ibc_pattern_round *r, int cap)
 {
 	(void)fanin;
 	return ibc_alltoall_alg_rounds(v, n, r, cap);
+}
+
+/* A post overhead larger than half the RTT: §4.4's L(k) < 0, so LoP's
+ * arithmetic goes negative.  No negative number reaches lop-model.csv,
+ * lop-extrapolation.csv, lop-fanin.csv or stdout: "no prediction" and why.
+ * An oversubscribed row is not modelled; --pus lets it be. */
+static void test_negative(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	char dir[] = "/tmp/ibc-lopnegXXXXXX", path[256], cmd[300], line[1024];
+	struct ibc_csv_table *t = NULL;
+	FILE *out;
+	int p, neg = 0, nopred = 0, rows = 0;
+	size_t r;
+
+	if (mkdtemp(dir) == NULL)
+		tap_bail_out("mkdtemp");
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
+		tap_bail_out("writing %s", path);
+	for (p = 1; p <= 7; p++) {
+		row("logp", "rtt-write-1n", 8, 1, p, rtt_w(p, 1), "");
+		row("logp", "rtt-send-1n", 8, 1, p, rtt_s(p, 1), "");
+		row("logp", "os-write", 8, 1, p, 5 + 0.2 / p, "");
+		row("logp", "os-send", 8, 1, p, 5 + 0.2 / p, "");
+	}
+	row("barrier", "rds", 8, 0, 0, 10.0, "");
+	row("barrier", "rgm", 8, 0, 3, 10.0, "");
+	row("barrier", "rgm", 8, 0, 7, 12.0, "");
+	row_over = "1";
+	row("barrier", "pe", 16, 0, 0, 10.0, "");
+	row_over = "0";
+	ibc_csv_writer_close(w);
+	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "negative: fits written");
+
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	out = fopen(path, "w");
+	mo.dir = dir;
+	mo.out = out;
+	tap_is_int(ibc_logp_model_run(&mo), IBC_OK, "negative: model run");
+	fclose(out);
+	out = fopen(path, "r");
+	while (out != NULL && fgets(line, sizeof(line), out) != NULL) {
+		char *s = line;
+
+		/* the extrapolation's cells (a|b|c) hold no negative number, and
+		 * LoP's arithmetic for rds (3 (RTT(1)/2 - o(1)) = -6.6) is not printed */
+		while (strchr(line, '|') != NULL && (s = strchr(s, '-')) != NULL) {
+			neg += s[1] >= '0' && s[1] <= '9';
+			s++;
+		}
+		neg += strstr(line, "-6.6") != NULL;
+		nopred += strstr(line, "LoP: no prediction (<= 0") != NULL;
+	}
+	if (out != NULL)
+		fclose(out);
+	tap_ok(nopred >= 2, "negative: stdout says 'LoP: no prediction (<= 0 ...)' (%d lines)", nopred);
+
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		tap_is_str(scell(t, "rds", 8, "", "lop_us"), "", "negative: rds LoP not printed");
+		tap_ok(strncmp(scell(t, "rds", 8, "", "lop_status"), "no prediction: <= 0", 19) == 0,
+		       "negative: ... lop_status '%s'", scell(t, "rds", 8, "", "lop_status"));
+		tap_ok(strtod(scell(t, "rds", 8, "", "lop_rtt_us"), NULL) > 0,
+		       "negative: LoP-RTT still predicts (%s)", scell(t, "rds", 8, "", "lop_rtt_us"));
+		tap_is_str(scell(t, "pe", 16, "", "lop_status"), "not modelled (oversubscribed)",
+			   "oversubscribed row: not modelled");
+		tap_is_str(scell(t, "pe", 16, "", "lop_rtt_us"), "", "... no number");
+		for (r = 0; r + 1 < t->nrows; r++) {
+			neg += strtod(ibc_csv_cell(t, r, "lop_us"), NULL) < 0;
+			neg += strtod(ibc_csv_cell(t, r, "lop_rtt_us"), NULL) < 0;
+			rows++;
+		}
+		ibc_csv_table_free(t);
+	}
+	snprintf(path, sizeof(path), "%s/lop-extrapolation.csv", dir);
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		size_t empty = 0;
+
+		for (r = 0; r + 1 < t->nrows; r++) {
+			neg += strtod(ibc_csv_cell(t, r, "lop_us"), NULL) < 0;
+			empty += ibc_csv_cell(t, r, "lop_us")[0] == '\0' &&
+				 strncmp(ibc_csv_cell(t, r, "lop_status"), "no prediction", 13) == 0;
+		}
+		tap_ok(t->nrows > 1 && empty == t->nrows - 1,
+		       "negative: every extrapolated LoP is 'no prediction' (%zu of %zu)", empty,
+		       t->nrows - 1);
+		ibc_csv_table_free(t);
+	}
+	snprintf(path, sizeof(path), "%s/lop-fanin.csv", dir);
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		for (r = 0; r + 1 < t->nrows; r++) {
+			neg += strtod(ibc_csv_cell(t, r, "lop_us"), NULL) < 0;
+			neg += ibc_csv_cell(t, r, "lop_best_fanin")[0] != '\0';
+		}
+		ibc_csv_table_free(t);
+	}
+	tap_is_int(neg, 0, "negative: no negative time and no LoP fan-in anywhere (%d rows)", rows);
+
+	/* --pus 16: the row measured on 16 ranks is modelled, not scored */
+	mo.out = NULL;
+	mo.pus = 16;
+	tap_is_int(ibc_logp_model_run(&mo), IBC_OK, "--pus 16: model run");
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		tap_ok(strtod(scell(t, "pe", 16, "", "lop_rtt_us"), NULL) > 0 &&
+		       scell(t, "pe", 16, "", "lop_rtt_err")[0] == '\0',
+		       "--pus 16: the N = 16 row predicted (%s us), no error against an oversubscribed "
+		       "measurement", scell(t, "pe", 16, "", "lop_rtt_us"));
+		ibc_csv_table_free(t);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
 }
 
 int main(void)
@@ -201,7 +332,25 @@ int main(void)
 		ibc_csv_table_free(t);
 	}
 	snprintf(path, sizeof(path), "%s/lop-fanin.csv", dir);
-	tap_ok(access(path, R_OK) == 0, "lop-fanin.csv written");
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		/* measured: l = 3 10 us, l = 7 10 us; the chooser's l is measured */
+		const char *ratio = NULL, *ml = NULL;
+		size_t r;
+
+		for (r = 0; r + 1 < t->nrows; r++)
+			if (strcmp(ibc_csv_cell(t, r, "ranks"), "8") == 0) {
+				ratio = ibc_csv_cell(t, r, "model_over_best");
+				ml = ibc_csv_cell(t, r, "model_fanin");
+			}
+		tap_ok(ratio != NULL && strtod(ratio, NULL) == 1.0 && (strcmp(ml, "3") == 0 || strcmp(ml, "7") == 0),
+		       "lop-fanin.csv: the model's l (%s) measured, over the best: %s", ml ? ml : "?",
+		       ratio ? ratio : "?");
+		ibc_csv_table_free(t);
+	} else {
+		tap_ok(0, "lop-fanin.csv written");
+	}
+	test_negative(&mo);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		tap_diag("could not remove %s", dir);

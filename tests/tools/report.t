@@ -13,12 +13,14 @@
 # with fewer than 30 kept samples are marked, with a legend.  The scorecard
 # of the papers' claims gives every shipped claim the verdict ibchar claims
 # gives it.
+# The closed loop of ibchar model (lop-model.csv, lop-fanin.csv): predicted
+# against measured and the error per row; no section without them.
 # Bad input exits 2.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier" "$BUILD/bin/ibchar-probe"
 tap_tmp report
-echo "1..22"
+echo "1..23"
 here=$(cd "$(dirname "$0")" && pwd)
 d=$tmp/run
 
@@ -53,6 +55,22 @@ for k in '>host<' '>kernel<' '>device<' '>MPI<' '>git revision<' '>sync method<'
 	'>clock error (us)<' '>placement probe (us, one-way)<'; do
 	grep -q "$k" "$tmp/r.html" || miss="$miss $k"
 done
+# the closed loop: absent without lop-model.csv, shown with it
+cl=$tmp/cl
+mkdir -p "$cl" && cp "$d/results.csv" "$cl/"
+cat >"$cl/lop-model.csv" <<'EOT'
+suite,variant,xport,ranks,bytes,fanin,oversub,measured_us,measured_as,p50_us,lop_us,lop_err,lop_rtt_us,lop_rtt_err,loggp_us,loggp_err,rounds,note,lop_status,lop_rtt_status,loggp_status,best,best_err
+barrier,rds,shm,2,0,,0,1.5,paper_us,1.6,,,1.2,-0.2,1.65,0.1,1,,no prediction: <= 0,ok,ok,LogGP,0.1
+EOT
+cat >"$cl/lop-fanin.csv" <<'EOT'
+xport,ranks,bytes,lop_best_fanin,lop_us,lop_rtt_best_fanin,lop_rtt_us,loggp_best_fanin,loggp_us,measured_best_fanin,measured_us,model,model_fanin,measured_at_model_fanin_us,model_over_best,status
+shm,2,0,,,1,1.2,1,1.6,1,1.5,LogGP,1,1.5,1.000,ok
+EOT
+"$IBCHAR" report "$cl" --out "$tmp/cl.html" >/dev/null 2>&1
+! grep -q 'id="closed-loop"' "$tmp/r.html" && grep -q 'id="closed-loop"' "$tmp/cl.html" &&
+	grep -q '>+10.0%</td>' "$tmp/cl.html" && grep -q '>-20.0%</td>' "$tmp/cl.html" &&
+	grep -q '<td>no prediction: &lt;= 0</td>' "$tmp/cl.html" && grep -q '>1.000</td>' "$tmp/cl.html"
+ok $? "the closed loop: predicted, measured, the error per row, no prediction, the fan-in ratio"
 [ -z "$miss" ]; ok $? "provenance: host, kernel, device, MPI, git revision, sync, clock error, probe${miss:+ (missing$miss)}"
 grep -q '<caption>barrier: median (p50_us, slowest rank per iteration) by variant x ranks</caption>' "$tmp/r.html" &&
 	grep -q '<td>rds</td>' "$tmp/r.html"
