@@ -130,8 +130,8 @@ int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 	c->small = d->packets && x->caps.max_inline >= 24 + 8 ? (x->caps.max_inline - 24) & ~(size_t)7 : 0;
 	if (c->small > CH_SMALL_MAX)
 		c->small = CH_SMALL_MAX;
-	if (d == &ibc_channel_pipeline && c->small > (c->p.chunk_bytes & ~(size_t)7))
-		c->small = c->p.chunk_bytes & ~(size_t)7;
+	if (d->packet_max != NULL && c->small > (d->packet_max(c) & ~(size_t)7))
+		c->small = d->packet_max(c) & ~(size_t)7;
 	c->direct = d->packets && x->caps.write_is_copy && x->caps.user_mem && !c->p.staged &&
 		    x->caps.max_sge >= 3;
 	c->sig_every = x->caps.max_send_wr / 4 > 0 ? x->caps.max_send_wr / 4 : 1;

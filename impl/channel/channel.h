@@ -93,6 +93,7 @@ struct ibc_channel_design {
 	int (*put)(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted);
 	int (*get)(struct ibc_channel *c, const struct iovec *iov, int n, size_t *delivered);
 	int packets;   /* 1: the ring holds packets (all but basic) */
+	size_t (*packet_max)(const struct ibc_channel *c); /* packets: the payload of one */
 };
 
 size_t ibc_channel_design_count(void);

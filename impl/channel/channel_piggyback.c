@@ -2,9 +2,14 @@
  * rides in the data write; the tail goes back lazily (channel_packet.c). */
 #include "channel/channel_impl.h"
 
+static size_t pb_packet_max(const struct ibc_channel *c)
+{
+	return c->R / 4 - 16;
+}
+
 static int pb_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
 {
-	return ch_packet_put(c, iov, n, accepted, c->R / 4 - 16, 0);
+	return ch_packet_put(c, iov, n, accepted, pb_packet_max(c), 0);
 }
 
 const struct ibc_channel_design ibc_channel_piggyback = {
@@ -14,4 +19,5 @@ const struct ibc_channel_design ibc_channel_piggyback = {
 	.put = pb_put,
 	.get = ch_packet_get,
 	.packets = 1,
+	.packet_max = pb_packet_max,
 };

@@ -3,9 +3,14 @@
  * overlaps the RDMA write of the last one (the slides found ~16 KiB best). */
 #include "channel/channel_impl.h"
 
+static size_t pl_packet_max(const struct ibc_channel *c)
+{
+	return c->p.chunk_bytes;
+}
+
 static int pl_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
 {
-	return ch_packet_put(c, iov, n, accepted, c->p.chunk_bytes, 0);
+	return ch_packet_put(c, iov, n, accepted, pl_packet_max(c), 0);
 }
 
 const struct ibc_channel_design ibc_channel_pipeline = {
@@ -15,4 +20,5 @@ const struct ibc_channel_design ibc_channel_pipeline = {
 	.put = pl_put,
 	.get = ch_packet_get,
 	.packets = 1,
+	.packet_max = pl_packet_max,
 };

@@ -4,9 +4,14 @@
  * (channel_packet.c). */
 #include "channel/channel_impl.h"
 
+static size_t zc_packet_max(const struct ibc_channel *c)
+{
+	return c->R / 4 - 16;
+}
+
 static int zc_put(struct ibc_channel *c, const struct iovec *iov, int n, size_t *accepted)
 {
-	return ch_packet_put(c, iov, n, accepted, c->R / 4 - 16, 1);
+	return ch_packet_put(c, iov, n, accepted, zc_packet_max(c), 1);
 }
 
 const struct ibc_channel_design ibc_channel_zcopy = {
@@ -16,4 +21,5 @@ const struct ibc_channel_design ibc_channel_zcopy = {
 	.put = zc_put,
 	.get = ch_packet_get,
 	.packets = 1,
+	.packet_max = zc_packet_max,
 };
