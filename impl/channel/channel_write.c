@@ -102,42 +102,40 @@ size_t ch_iov_total(const struct iovec *iov, int n)
 	return t;
 }
 
-size_t ch_iov_gather(void *dst, const struct iovec *iov, int n, size_t skip, size_t len)
+/* Copies up to len bytes between buf and iov from byte offset skip of iov:
+ * into iov when to_iov, else out of it; returns how many. */
+static size_t iov_copy(const struct iovec *iov, int n, size_t skip, void *buf, size_t len,
+		       int to_iov)
 {
 	size_t done = 0;
 	int i;
 
 	for (i = 0; i < n && done < len; i++) {
 		size_t l = iov[i].iov_len, take;
+		char *at;
 
 		if (skip >= l) {
 			skip -= l;
 			continue;
 		}
+		at = (char *)iov[i].iov_base + skip;
 		take = l - skip < len - done ? l - skip : len - done;
-		memcpy((char *)dst + done, (const char *)iov[i].iov_base + skip, take);
+		if (to_iov)
+			memcpy(at, (const char *)buf + done, take);
+		else
+			memcpy((char *)buf + done, at, take);
 		done += take;
 		skip = 0;
 	}
 	return done;
 }
 
+size_t ch_iov_gather(void *dst, const struct iovec *iov, int n, size_t skip, size_t len)
+{
+	return iov_copy(iov, n, skip, dst, len, 0);
+}
+
 size_t ch_iov_scatter(const struct iovec *iov, int n, size_t skip, const void *src, size_t len)
 {
-	size_t done = 0;
-	int i;
-
-	for (i = 0; i < n && done < len; i++) {
-		size_t l = iov[i].iov_len, take;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		take = l - skip < len - done ? l - skip : len - done;
-		memcpy((char *)iov[i].iov_base + skip, (const char *)src + done, take);
-		done += take;
-		skip = 0;
-	}
-	return done;
+	return iov_copy(iov, n, skip, (void *)src, len, 1);
 }

@@ -498,7 +498,11 @@ int ibc_csv_int(const struct ibc_csv_table *t, size_t row, const char *column)
 
 int ibc_csv_num_strict(const struct ibc_csv_table *t, size_t row, const char *column, double *out)
 {
-	const char *c = ibc_csv_cell(t, row, column);
+	return ibc_csv_num_text(ibc_csv_cell(t, row, column), out);
+}
+
+int ibc_csv_num_text(const char *c, double *out)
+{
 	char *end;
 	double v;
 

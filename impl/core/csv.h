@@ -47,6 +47,9 @@ int ibc_csv_int(const struct ibc_csv_table *t, size_t row, const char *column);
  * finite number ("abc", "1.5x", "inf", "nan", "1e999").  *out is untouched
  * unless IBC_OK.  Logs nothing: the caller says which file and row. */
 int ibc_csv_num_strict(const struct ibc_csv_table *t, size_t row, const char *column, double *out);
+/* The same check of a text (e.g. a value of ibc_csv_extra_get): IBC_ERR_NOTFOUND for
+ * NULL or empty, IBC_ERR_PROTO for anything but a finite number. */
+int ibc_csv_num_text(const char *text, double *out);
 /* The value of key in a results row's extra cell ("k=v;k=v"), copied into
  * buf; NULL when the key is absent. */
 const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, size_t cap);

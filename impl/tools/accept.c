@@ -9,7 +9,6 @@
 #include "core/status.h"
 
 #include <errno.h>
-#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,7 +380,7 @@ static int num_get(const struct acc *a, size_t r, const char *col, double *out, 
 /* b2b_p50_us: the back-to-back loop's median, a key of the row's extra */
 static int b2b_get(const struct acc *a, size_t r, double *out, char *why, size_t cap)
 {
-	char buf[64], desc[300], *end;
+	char buf[64], desc[300];
 	const char *v = ibc_csv_extra_get(cell(a, r, "extra"), "b2b_p50_us", buf, sizeof(buf));
 
 	row_desc(a, r, desc, sizeof(desc));
@@ -389,9 +388,7 @@ static int b2b_get(const struct acc *a, size_t r, double *out, char *why, size_t
 		snprintf(why, cap, "%s has no b2b_p50_us (no back-to-back loop)", desc);
 		return IBC_ERR_NOTFOUND;
 	}
-	errno = 0;
-	*out = strtod(v, &end);
-	if (end == v || *end != '\0' || errno != 0 || !isfinite(*out) || *out < 0) {
+	if (ibc_csv_num_text(v, out) != IBC_OK || *out < 0) {
 		fprintf(stderr, "ibchar accept: %s/results.csv, row %zu (%s): b2b_p50_us is '%s', not a "
 			"time (a finite number >= 0)\n", a->o->dir, r + 1, desc, v);
 		return IBC_ERR_PROTO;

@@ -343,6 +343,26 @@ static int wr_check(struct ibc_xport *x, const struct ibc_xport_wr *wr, int i)
 	return IBC_OK;
 }
 
+/* Where a fast write of len bytes to offset remote_addr of peer's key lands
+ * in this process: the peer's registration is the one its resolve cache
+ * holds and nothing waits ahead of the write to that peer; NULL otherwise
+ * (the general path decides). */
+static char *fast_target(struct ibc_xport *x, struct shm *st, int peer, uint32_t rkey,
+			 uint64_t remote_addr, uint64_t len)
+{
+	if (len == 0 || peer < 0 || peer >= x->size || peer == x->rank || !x->connected ||
+	    st->peers[peer].pend_head != NULL)
+		return NULL;
+	return shm_rcache_hit(&st->peers[peer].rc, rkey, remote_addr, len,
+			      IBC_XPORT_ACCESS_REMOTE_WRITE);
+}
+
+static void fast_store(char *d, const void *src, uint64_t len)
+{
+	shm_store(d, src, len);
+	atomic_thread_fence(memory_order_release); /* before any later write, as exec_wr */
+}
+
 /* The fast path, for the latency kernels and the algorithms' flag writes:
  * an RDMA write of one sge to a peer whose registration is the one its
  * resolve cache holds, nothing queued to that peer.  The checks that
@@ -352,24 +372,17 @@ static int wr_check(struct ibc_xport *x, const struct ibc_xport_wr *wr, int i)
 static int write_fast(struct ibc_xport *x, struct shm *st, const struct ibc_xport_wr *wr, int *rc)
 {
 	const struct ibc_xport_sge *s = wr->sge;
-	struct peer *pp;
 	char *d;
 
-	if (wr->opcode != IBC_XPORT_OP_WRITE || wr->num_sge != 1 || s == NULL || s->len == 0 ||
-	    wr->peer < 0 || wr->peer >= x->size || wr->peer == x->rank || !x->connected)
-		return 0;
-	pp = &st->peers[wr->peer];
-	if (pp->pend_head != NULL)
+	if (wr->opcode != IBC_XPORT_OP_WRITE || wr->num_sge != 1 || s == NULL)
 		return 0;
 	if ((wr->flags & IBC_XPORT_WR_INLINE) ? s->len > x->caps.max_inline
 					      : !shm_local_sge_ok(st, s, 0))
 		return 0;
-	d = shm_rcache_hit(&pp->rc, wr->rkey, wr->remote_addr, s->len,
-			   IBC_XPORT_ACCESS_REMOTE_WRITE);
+	d = fast_target(x, st, wr->peer, wr->rkey, wr->remote_addr, s->len);
 	if (d == NULL)
 		return 0;
-	shm_store(d, (const void *)(uintptr_t)s->addr, s->len);
-	atomic_thread_fence(memory_order_release); /* before any later write, as exec_wr */
+	fast_store(d, (const void *)(uintptr_t)s->addr, s->len);
 	*rc = ibc_xport_shm_complete_send(st, wr, RS_OK, s->len);
 	return 1;
 }
@@ -380,18 +393,12 @@ static int shm_write_inline(struct ibc_xport *x, int peer, const void *src, uint
 			    uint64_t remote_addr, uint32_t rkey, int *rc)
 {
 	struct shm *st = st_of(x);
-	char *d;
+	char *d = len <= x->caps.max_inline ? fast_target(x, st, peer, rkey, remote_addr, len) : NULL;
 
-	if (st->npending != 0 || peer < 0 || peer >= x->size || peer == x->rank ||
-	    !x->connected || len == 0 || len > x->caps.max_inline)
-		return 0;
-	d = shm_rcache_hit(&st->peers[peer].rc, rkey, remote_addr, len,
-			   IBC_XPORT_ACCESS_REMOTE_WRITE);
 	if (d == NULL)
 		return 0;
 	st->stats.post_calls++;
-	shm_store(d, src, len);
-	atomic_thread_fence(memory_order_release); /* before any later write, as exec_wr */
+	fast_store(d, src, len);
 	*rc = IBC_OK;
 	return 1;
 }
