@@ -79,33 +79,32 @@ def paper_lines(ax, lines):
                 color="dimgray", va="bottom")
 
 
+def panel(ax, rows, names, value, min_bytes, refs, unit, lines, empty, title):
+    """One panel: the bars of names (value of a row) from min_bytes up, labelled
+    over refs(bytes), the paper's lines; the set title drawn either way."""
+    got, sizes = pick(rows, names, value, min_bytes)
+    if sizes:
+        bars(ax, got, sizes, names, refs, unit)
+        paper_lines(ax, lines)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    else:
+        ibcplot.message(ax, empty)
+    ax.set_title(title, fontsize=10)
+
+
 def main(argv):
     d, rows, meta = ibcplot.usage_dir("channel_floor.py", argv, "channel")
     fig, axes = ibcplot.plt.subplots(1, 2, figsize=(16, 5.6))
-    got, sizes = pick(rows, LAT, latency)
-    ax = axes[0]
-    if sizes:
-        # the cache line is the floor of a short message; a long one's is the
-        # raw write's copy
-        bars(ax, got, sizes, LAT,
-             lambda b: ["probe-write", "rdma-write"] if b <= 64 else ["rdma-write"],
-             "one-way latency, back to back (µs)")
-        paper_lines(ax, PAPER_LAT)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    else:
-        ibcplot.message(ax, "no latency rows")
-    ax.set_title("latency against the floor (label: x probe-write up to 64 B, else x rdma-write)",
-                 fontsize=10)
-    got, sizes = pick(rows, BW, lambda r: r["bytes"] / r["p50_us"] if r["p50_us"] else None, 4096)
-    ax = axes[1]
-    if sizes:
-        bars(ax, got, sizes, BW, lambda b: ["mpi-bw", "rdma-write-bw"], "bandwidth (MB/s)")
-        paper_lines(ax, PAPER_BW)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    else:
-        ibcplot.message(ax, "no bandwidth rows of 4 KiB or more")
-    ax.set_title("bandwidth against the host MPI (label: x mpi-bw, else x rdma-write-bw)",
-                 fontsize=10)
+    # the cache line is the floor of a short message; a long one's is the raw
+    # write's copy
+    panel(axes[0], rows, LAT, latency, 0,
+          lambda b: ["probe-write", "rdma-write"] if b <= 64 else ["rdma-write"],
+          "one-way latency, back to back (µs)", PAPER_LAT, "no latency rows",
+          "latency against the floor (label: x probe-write up to 64 B, else x rdma-write)")
+    panel(axes[1], rows, BW, lambda r: r["bytes"] / r["p50_us"] if r["p50_us"] else None, 4096,
+          lambda b: ["mpi-bw", "rdma-write-bw"], "bandwidth (MB/s)", PAPER_BW,
+          "no bandwidth rows of 4 KiB or more",
+          "bandwidth against the host MPI (label: x mpi-bw, else x rdma-write-bw)")
     fig.suptitle("The MPICH2 RDMA channel against its floor\n%s" % ibcplot.title_suffix(meta, rows),
                  fontsize=10)
     ibcplot.save(fig, d, "channel_floor",
