@@ -10,6 +10,8 @@
 #ifndef IBC_BOOT_H
 #define IBC_BOOT_H
 
+#include "core/progress.h"
+
 #include <stddef.h>
 
 struct ibc_boot;
@@ -88,16 +90,20 @@ int ibc_boot_shm_map(struct ibc_boot *b, int owner, const char *tag, size_t len,
 int ibc_boot_mpi_open(int *argc, char ***argv, struct ibc_boot **out);
 #endif
 
+/* The collectives: each marks this rank in and out of it in the runner's
+ * progress record (core/progress.h). */
 static inline int ibc_boot_allgather(struct ibc_boot *b, const void *send, void *recv, size_t len)
-{ return b->ops->allgather(b, send, recv, len); }
+{ ibc_progress_in(b->rank, "allgather"); return ibc_progress_out(b->ops->allgather(b, send, recv, len)); }
 static inline int ibc_boot_gather(struct ibc_boot *b, const void *send, void *recv, size_t len, int root)
-{ return b->ops->gather(b, send, recv, len, root); }
+{ ibc_progress_in(b->rank, "gather"); return ibc_progress_out(b->ops->gather(b, send, recv, len, root)); }
 static inline int ibc_boot_bcast(struct ibc_boot *b, void *buf, size_t len, int root)
-{ return b->ops->bcast(b, buf, len, root); }
-static inline int ibc_boot_barrier(struct ibc_boot *b) { return b->ops->barrier(b); }
+{ ibc_progress_in(b->rank, "bcast"); return ibc_progress_out(b->ops->bcast(b, buf, len, root)); }
+static inline int ibc_boot_barrier(struct ibc_boot *b)
+{ ibc_progress_in(b->rank, "barrier"); return ibc_progress_out(b->ops->barrier(b)); }
 static inline int ibc_boot_put(struct ibc_boot *b, const char *key, const void *val, size_t len)
 { return b->ops->put(b, key, val, len); }
-static inline int ibc_boot_fence(struct ibc_boot *b) { return b->ops->fence(b); }
+static inline int ibc_boot_fence(struct ibc_boot *b)
+{ ibc_progress_in(b->rank, "fence"); return ibc_progress_out(b->ops->fence(b)); }
 static inline int ibc_boot_get(struct ibc_boot *b, const char *key, void *val, size_t cap, size_t *len)
 { return b->ops->get(b, key, val, cap, len); }
 static inline void ibc_boot_abort(struct ibc_boot *b, int code, const char *why)

@@ -5,6 +5,7 @@
 #include "harness/meta.h"
 #include "core/csv.h"
 #include "core/log.h"
+#include "core/progress.h"
 #include "core/status.h"
 #include "core/timer.h"
 #include "core/topo.h"
@@ -341,6 +342,18 @@ static int ops_timed_group(struct ibc_harness *h, struct op_state *st, size_t n,
 	return rc;
 }
 
+/* The step of a point this rank is at, for the runner (core/progress.h) */
+static void point_step(int index, const struct op_state *st, size_t n, size_t bytes, const char *step)
+{
+	char what[32];
+
+	if (n == 1)
+		snprintf(what, sizeof(what), "%s", st[0].op->variant);
+	else
+		snprintf(what, sizeof(what), "%zu variants", n);
+	ibc_progress_step((unsigned)index + 1, what, bytes, step);
+}
+
 /* One point; *again (auto only): every iteration of an operation started
  * late, nothing was written, the point is to be measured at a barrier. */
 static int point_run(struct ibc_harness *h, int index, struct op_state *st, size_t n,
@@ -368,6 +381,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	h->nst = n;
 
 	for (k = 0; k < n; k++) {
+		ibc_progress_step((unsigned)index + 1, st[k].op->variant, pt.bytes, "setup");
 		rc = st[k].op->setup != NULL ? st[k].op->setup(h, &pt, st[k].op->arg) : IBC_OK;
 		if (ibc_boot_agree(b, rc, &agreed) != IBC_OK)
 			return run_fail(h, IBC_ERR_CLOSED, "setup status exchange failed");
@@ -406,6 +420,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	if (nactive == 0)
 		return IBC_OK;
 	h->worst_late = 0;
+	point_step(index, st, n, pt.bytes, "warm-up");
 
 	/* warm-up (sync step before each iteration), timed as a whole to fit
 	 * the budget; its first iteration alone caps the warm-up itself at a
@@ -479,6 +494,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		goto err_abort;
 	if ((rc = ops_timed_mark(h, st, n, 0)) != IBC_OK)
 		goto err_abort;
+	point_step(index, st, n, pt.bytes, "measure");
 	t_start = ibc_timer_now_us();
 	budget_end = h->budget_end_us;
 	pt.iters = 0;
@@ -511,6 +527,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		rc = ops_timed_mark(h, st, n, 1);
 	if (rc != IBC_OK)
 		goto err_abort;
+	point_step(index, st, n, pt.bytes, "check");
 
 	for (k = 0; k < n; k++) {
 		if (!st[k].active)

@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/opt.h"
+#include "core/progress.h"
 #include "core/status.h"
 #include "core/timer.h"
 #include "core/topo.h"
@@ -167,6 +168,8 @@ struct launch_wait {
 	double timeout;         /* seconds without a new row; 0: none */
 	const char *why;        /* how the timeout was chosen */
 	const char *slurm_name; /* srun's step name, else NULL */
+	const char *progress;   /* the ranks' progress records (core/progress.h), else NULL */
+	int nranks;
 };
 
 static volatile sig_atomic_t wait_signal;
@@ -181,6 +184,20 @@ static long long rows_size(const char *path)
 	struct stat sb;
 
 	return path != NULL && stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+/* Who did not answer, from the ranks' progress records, before they end */
+static void launch_blame(const struct launch_wait *w)
+{
+	char prefix[200], text[4096];
+
+	if (w->progress == NULL)
+		return;
+	snprintf(prefix, sizeof(prefix), "ibchar: %s: ", w->what);
+	if (ibc_progress_blame(w->progress, w->nranks, prefix, text, sizeof(text)) < 0)
+		fprintf(stderr, "%scannot read the ranks' progress records (%s)\n", prefix, w->progress);
+	else
+		fputs(text, stderr);
 }
 
 /* The launch ran out of time or the runner was interrupted: end it through
@@ -198,6 +215,7 @@ static int launch_end(pid_t pid, const struct launch_wait *w, int *exit_code)
 	else
 		fprintf(stderr, "ibchar: %s: no new row for %g s (%s): ending it (%s)\n", w->what, w->timeout,
 			w->why, srun ? "scancel of its Slurm step" : "SIGTERM to its processes, 10 s to go");
+	launch_blame(w);
 	rc = ibc_launch_stop(pid, w->slurm_name, grace, &how);
 	/* a rank ended between making a shared segment and unlinking it */
 	(void)ibc_boot_shm_sweep();
@@ -328,6 +346,8 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 	struct argv_buf a = { .n = 0 };
 	struct ibc_launch_hostcmd hc;
 	char bench[4200], mpirun[4200], prog[64], budget[32], what[160], rows[4200], why[96], tmo[32];
+	char progress[4200];
+	static unsigned launches;
 	struct launch_wait w = { .what = what, .rows = rows, .why = why };
 	struct ibc_topo_info ti;
 	int rc;
@@ -519,7 +539,20 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 		fprintf(stderr, "\n");
 	}
 	snprintf(what, sizeof(what), "%s at %d ranks (launcher %s)", s->name, n, launcher);
+	/* where each rank is, read if the launch has to be ended: in the run's
+	 * directory, which ranks on other hosts see when it is shared */
+	snprintf(progress, sizeof(progress), "%s/.ranks-%u", out, launches++);
+	if (ibc_progress_create(progress, n) == IBC_OK) {
+		w.progress = progress;
+		w.nranks = n;
+		setenv("IBC_PROGRESS", progress, 1);
+	}
+	fprintf(stderr, "ibchar: %s: deadline %g s without a new row (%s)\n", what, w.timeout, why);
 	rc = spawn_wait(a.v, &w, exit_code);
+	if (w.progress != NULL) {
+		unsetenv("IBC_PROGRESS");
+		unlink(progress);
+	}
 	return rc;
 }
 

@@ -3,15 +3,18 @@
 # its first point (IBC_FAULT=hang:1:2, rank 1 stops at point 2) is ended at
 # the deadline under each launcher (fork, tree, mpirun, and srun when
 # slurm-local can run): the run ends, the row of the finished point is
-# kept, the message names the launch and the deadline, no process of the
+# kept, the message names the launch and the deadline and rank 1 as the rank
+# that did not answer (from the ranks' progress records), no process of the
 # run is left and no ibchar name of a gone process is left in /dev/shm.
+# Then ^C: passed on to a hanging launch the same way, under the deadline
+# derived from the budget, which each launch states.
 # The deadline (15 s) leaves a loaded machine time for the first point; what
 # is asserted is what the runner decided, not how fast it was.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-alltoall"
 tap_tmp deadline
-echo "1..18"
+echo "1..27"
 
 # $1 = launcher; the rest: extra options of ibchar run
 hang_case() {
@@ -30,6 +33,10 @@ hang_case() {
 	grep -q "alltoall at 3 ranks (launcher $l): no new row for 15 s (--timeout 15): ending it" "$tmp/err" &&
 		grep -q "ended; the rows of its finished points are kept" "$tmp/err"
 	ok $? "$l: ... the message names the launch and its deadline"
+	grep -q "(launcher $l): rank 1 (pid [0-9]* on .*) did not answer: it never entered its bootstrap collective" \
+		"$tmp/err" && grep -q "(launcher $l): ranks 0, 2 wait in their bootstrap collective" "$tmp/err" &&
+		! grep -q "rank [02] (pid [0-9]* on .*) did not answer" "$tmp/err"
+	ok $? "$l: ... rank 1 is named as the rank that did not answer, ranks 0 and 2 as waiting for it"
 	[ $rc -ne 0 ] && [ "$rows" -eq 1 ] || sed 's/^/# /' "$tmp/err" | tail -8
 	sleep 1
 	left=$(pgrep -f -- "--out $out" | wc -l)
@@ -48,13 +55,47 @@ hang_case fork --xport shm
 if [ -x "$BUILD/bin/ibchar-launch" ]; then
 	hang_case tree --xport shm
 else
-	for _ in 1 2 3 4; do n=$((n + 1)); echo "ok $n # SKIP ibchar-launch not built"; done
+	for _ in 1 2 3 4 5; do n=$((n + 1)); echo "ok $n # SKIP ibchar-launch not built"; done
 fi
 if [ -x "$BUILD/bin/ibchar-alltoall-openmpi" ] && command -v mpirun.openmpi >/dev/null 2>&1; then
 	hang_case mpirun --xport shm --mpi openmpi
 else
-	for _ in 1 2 3 4; do n=$((n + 1)); echo "ok $n # SKIP no Open MPI build"; done
+	for _ in 1 2 3 4 5; do n=$((n + 1)); echo "ok $n # SKIP no Open MPI build"; done
 fi
+
+# ^C on `ibchar run` (SIGINT to the runner: its launch has a process group
+# of its own, so the terminal's ^C reaches the runner only) under the
+# derived deadline: the budget's 0.5 s gives 3 x 0.5 + 60 = 61.5 s
+out=$tmp/int
+IBC_FAULT=hang:1:2 "$IBCHAR" run alltoall --launcher fork --ranks 3 --variants pairwise --sizes 8,64,512 \
+	--iters 50 --budget 0.5 --xport shm --out "$out" >/dev/null 2>"$tmp/err" &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q "hangs at point 2" "$tmp/err"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+rows=$(awk -F, 'NR > 1' "$out/results.csv" 2>/dev/null | wc -l)
+grep -q "alltoall at 3 ranks (launcher fork): deadline 61.5 s without a new row (3 x the 0.5 s budget + 60 s; --timeout sets it)" "$tmp/err"
+ok $? "^C: the launch states its deadline, derived from the budget (3 x 0.5 s + 60 s)"
+grep -q "(launcher fork): interrupted (Interrupt): ending it" "$tmp/err" && [ $rc -ne 0 ] && [ "$rows" -eq 1 ]
+ok $? "^C: the launch is ended as interrupted (exit $rc), the row of point 1 kept ($rows)"
+[ $rc -ne 0 ] && [ "$rows" -eq 1 ] || sed 's/^/# /' "$tmp/err" | tail -8
+grep -q "(launcher fork): rank 1 (pid [0-9]* on .*) did not answer" "$tmp/err"
+ok $? "^C: ... and says which rank did not answer"
+sleep 1
+left=$(pgrep -f -- "--out $out" | wc -l)
+[ "$left" -eq 0 ]; ok $? "^C: no process of the run left ($left)"
+pkill -9 -f -- "--out $out" 2>/dev/null
+# no --budget: the bench's default 10 s, so 90 s
+"$IBCHAR" run alltoall --launcher fork --ranks 2 --variants pairwise --sizes 8 --iters 5 --xport shm \
+	--out "$tmp/def" >/dev/null 2>"$tmp/err"
+grep -q "alltoall at 2 ranks (launcher fork): deadline 90 s without a new row (3 x the 10 s budget + 60 s; --timeout sets it)" "$tmp/err"
+ok $? "no --budget: the deadline is 3 x the default 10 s budget + 60 s"
 
 # srun in slurm-local: its own cluster, brought up for this case and taken down
 SL=$(cd "$(dirname "$0")/../../scripts" && pwd)/slurm-local
@@ -81,5 +122,5 @@ if [ -z "$why" ]; then
 	fi
 fi
 if [ -n "$why" ]; then
-	for _ in 1 2 3 4 5 6; do n=$((n + 1)); echo "ok $n # SKIP $why"; done
+	for _ in 1 2 3 4 5 6 7; do n=$((n + 1)); echo "ok $n # SKIP $why"; done
 fi
