@@ -173,12 +173,66 @@ static void who(struct text *t, const char *prefix, int rank, const struct ibc_p
 	put(t, "%srank %d (pid %d on %.39s)", prefix, rank, (int)r->pid, r->host);
 }
 
+/* Nobody waits in a bootstrap collective: the waits are the measured
+ * code's own; where each rank was */
+static void positions(struct text *t, const struct ibc_progress_rec *v, int n, const char *prefix)
+{
+	int r;
+
+	put(t, "%sno rank waits in a bootstrap collective (they wait on each other in the measured "
+	       "code); where each rank was:\n", prefix);
+	for (r = 0; r < n && r < LIST_MAX; r++) {
+		put(t, "%s  ", prefix);
+		if (!has(&v[r])) {
+			put(t, "rank %d: no record\n", r);
+			continue;
+		}
+		who(t, "", r, &v[r]);
+		put(t, ": ");
+		where(t, &v[r]);
+		put(t, "\n");
+	}
+	if (n > LIST_MAX)
+		put(t, "%s  and %d more ranks\n", prefix, n - LIST_MAX);
+}
+
+/* The ranks that never entered collective k, which others wait in; their
+ * count */
+static int behind(struct text *t, const struct ibc_progress_rec *v, int n, uint32_t k, const char *prefix)
+{
+	int r, named = 0, first;
+
+	for (r = 0; r < n; r++) {
+		if ((has(&v[r]) && v[r].coll_in >= k) || named++ >= LIST_MAX)
+			continue;
+		if (!has(&v[r])) {
+			put(t, "%srank %d did not answer: it wrote no record (it never reached a bootstrap "
+			       "collective, or its host does not share the record's file)\n", prefix, r);
+			continue;
+		}
+		who(t, prefix, r, &v[r]);
+		put(t, " did not answer: it never entered its bootstrap collective %u; it was ", k);
+		where(t, &v[r]);
+		put(t, "\n");
+	}
+	if (named > LIST_MAX)
+		put(t, "%sand %d more ranks did not answer\n", prefix, named - LIST_MAX);
+	for (first = 0; !waits_in(&v[first], k); first++)
+		;
+	put(t, "%s", prefix);
+	waiters(t, v, n, k);
+	put(t, " bootstrap collective %u (%.15s), ", k, v[first].coll);
+	where(t, &v[first]);
+	put(t, "\n");
+	return named;
+}
+
 int ibc_progress_blame(const char *path, int n, const char *prefix, char *out, size_t cap)
 {
 	struct text t = { out, cap, 0 };
 	struct ibc_progress_rec *v;
 	uint32_t k = 0;
-	int fd, r, named = 0, shown = 0, first;
+	int fd, r, named = 0;
 	ssize_t got;
 
 	if (cap > 0)
@@ -197,57 +251,13 @@ int ibc_progress_blame(const char *path, int n, const char *prefix, char *out, s
 			k = v[r].coll_in;
 	for (r = 0; r < n && !has(&v[r]); r++)
 		;
-	if (r == n) {
+	if (r == n)
 		put(&t, "%sno rank wrote a progress record (%s is not shared with the ranks' hosts, or no "
 			"rank got to its first bootstrap collective)\n", prefix, path);
-		free(v);
-		return 0;
-	}
-	if (k == 0) {
-		/* nobody waits in a bootstrap collective: the waits are the
-		 * measured code's own; say where each rank was */
-		put(&t, "%sno rank waits in a bootstrap collective (they wait on each other in the measured "
-			"code); where each rank was:\n", prefix);
-		for (r = 0; r < n && shown < LIST_MAX; r++, shown++) {
-			if (!has(&v[r])) {
-				put(&t, "%s  rank %d: no record\n", prefix, r);
-				continue;
-			}
-			put(&t, "%s  ", prefix);
-			who(&t, "", r, &v[r]);
-			put(&t, ": ");
-			where(&t, &v[r]);
-			put(&t, "\n");
-		}
-		if (n > shown)
-			put(&t, "%s  and %d more ranks\n", prefix, n - shown);
-		free(v);
-		return 0;
-	}
-	for (r = 0; r < n; r++) {
-		if (has(&v[r]) && v[r].coll_in >= k)
-			continue;
-		if (named++ >= LIST_MAX)
-			continue;
-		if (!has(&v[r])) {
-			put(&t, "%srank %d did not answer: it wrote no record (it never reached a bootstrap "
-				"collective, or its host does not share the record's file)\n", prefix, r);
-			continue;
-		}
-		who(&t, prefix, r, &v[r]);
-		put(&t, " did not answer: it never entered its bootstrap collective %u; it was ", k);
-		where(&t, &v[r]);
-		put(&t, "\n");
-	}
-	if (named > LIST_MAX)
-		put(&t, "%sand %d more ranks did not answer\n", prefix, named - LIST_MAX);
-	for (first = 0; !waits_in(&v[first], k); first++)
-		;
-	put(&t, "%s", prefix);
-	waiters(&t, v, n, k);
-	put(&t, " bootstrap collective %u (%.15s), ", k, v[first].coll);
-	where(&t, &v[first]);
-	put(&t, "\n");
+	else if (k == 0)
+		positions(&t, v, n, prefix);
+	else
+		named = behind(&t, v, n, k, prefix);
 	free(v);
 	return named;
 }
