@@ -517,6 +517,18 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 	ibc_csv_table_free(t);
 }
 
+/* a kernel row's p: its fanin column, else its extra's p (the copy
+ * kernels: no peers swept, p = 1); NAN for PRTT's rows */
+static double row_p(const struct ibc_csv_table *t, size_t r)
+{
+	double p = ibc_csv_num(t, r, "fanin");
+	char b[24];
+
+	if (isnan(p) && ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), "p", b, sizeof(b)))
+		p = strtod(b, NULL);
+	return p;
+}
+
 /* the fitted run's kernel rows */
 static int points_load(const char *path, struct ibc_logp_params *out)
 {
@@ -535,14 +547,14 @@ static int points_load(const char *path, struct ibc_logp_params *out)
 		struct ibc_logp_point *q = &out->pts[out->npts];
 
 		/* a row measured with more ranks than PUs times the scheduler */
-		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")) ||
+		if (!row_is(t, r, out->run_id) || isnan(row_p(t, r)) ||
 		    strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0)
 			continue;
 		snprintf(q->xport, sizeof(q->xport), "%s", ibc_csv_str(t, r, "xport"));
 		snprintf(q->variant, sizeof(q->variant), "%s", ibc_csv_str(t, r, "variant"));
 		q->bytes = ibc_csv_size(t, r, "bytes");
 		q->ranks = ibc_csv_int(t, r, "ranks");
-		q->p = ibc_csv_int(t, r, "fanin");
+		q->p = (int)row_p(t, r);
 		for (s = 0; s < NSTATS; s++)
 			q->v[s] = ibc_csv_num(t, r, stats_cols[s]);
 		out->npts++;

@@ -30,7 +30,8 @@
  *   from the jobs not oversubscribed.
  *
  * The model (ibc_logp_params_*) uses the usable fits and the kernel rows
- * not measured oversubscribed. */
+ * not measured oversubscribed (the copy kernels, which sweep no peers, at
+ * the p of their extra: 1). */
 #ifndef IBC_LOGP_FITS_H
 #define IBC_LOGP_FITS_H
 

@@ -19,7 +19,7 @@
 #define PRTT_PROBES 21
 #define MAX_P 1024 /* peers per kernel */
 
-enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT };
+enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_COPY, LK_COPY_PEER };
 
 struct lk_arg {
 	enum lk_kind kind;
@@ -54,6 +54,7 @@ struct lk_inst {
 	int bad_from, bad_k;
 	size_t bad_off;
 	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
+	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory) */
 };
 
 /* a message of an iteration as one end sees it */
@@ -76,7 +77,7 @@ static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 		snprintf(why, cap, "needs 2 ranks or more");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	if (a->kind != LK_PRTT && (p < 1 || p > n - 1 || p > MAX_P)) {
+	if (a->kind != LK_PRTT && a->kind < LK_COPY && (p < 1 || p > n - 1 || p > MAX_P)) {
 		snprintf(why, cap, "p = %ld peers needs N >= %ld ranks", p, p + 1);
 		return IBC_ERR_UNSUPPORTED;
 	}
@@ -384,6 +385,36 @@ static int prtt_delay(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	return rc;
 }
 
+/* c(m): rank 0's memcpy of m bytes into its own buffer, from its own warm
+ * source (copy: an all-to-all's staging and packing) or from the slot rank 1
+ * has just written (copy-peer: a received block copied out; on shm its
+ * lines sit in the writer's cache).  The write and its wait are untimed. */
+static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	const unsigned char *src = in->src->addr;
+	uint64_t t0, t1;
+
+	if (a->kind == LK_COPY_PEER && x->rank == 1)
+		return msg_send(x, in, a, 0, 1);
+	if (x->rank != 0)
+		return IBC_OK;
+	if (a->kind == LK_COPY_PEER) {
+		int rc = ibc_xport_wait_u64(x, flag_of(in, 1, 0), FLAG_MIN, WAIT_NS, NULL);
+
+		if (rc != IBC_OK)
+			return rc;
+		src = (const unsigned char *)in->mr->addr + slot_of(in, 1, 0) + in->slot - in->m;
+	}
+	t0 = ibc_timer_ticks();
+	memcpy(in->dst, src, in->m);
+	t1 = ibc_timer_ticks();
+	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0));
+	if (a->kind == LK_COPY_PEER && !in->validate)
+		__atomic_store_n(flag_of(in, 1, 0), 0, __ATOMIC_RELAXED);
+	return IBC_OK;
+}
+
 static int lk_run(struct ibc_suite_op *o)
 {
 	struct lk_inst *in = o->inst;
@@ -405,6 +436,9 @@ static int lk_run(struct ibc_suite_op *o)
 		if (o->ctx->x->rank == 0)
 			ibc_harness_sample_set(o->h, us);
 		return rc;
+	case LK_COPY:
+	case LK_COPY_PEER:
+		return run_copy(o, in, a);
 	}
 	return IBC_ERR_INVAL;
 }
@@ -430,6 +464,10 @@ static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int
 			n = msg_add(l, n, me, out, 0, 1, k, 0);
 		return msg_add(l, n, me, out, 1, 0, 0, 0);
 	}
+	if (a->kind == LK_COPY)
+		return 0;
+	if (a->kind == LK_COPY_PEER)
+		return msg_add(l, n, me, out, 1, 0, 0, 1);
 	for (i = 1; i <= in->p; i++) {
 		switch (a->kind) {
 		case LK_OS:
@@ -554,7 +592,8 @@ static int lk_prepare(struct ibc_suite_op *o)
 		return rc;
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
-	if (a->write || a->kind == LK_OR || x->rank > in->p)
+	if (a->write || a->kind == LK_OR || a->kind == LK_COPY || a->kind == LK_COPY_PEER ||
+	    x->rank > in->p)
 		return IBC_OK;
 	if (x->rank != 0)
 		return recv_post(x, in, 0, 1, 0);
@@ -577,6 +616,7 @@ static int lk_teardown(struct ibc_suite_op *o)
 		(void)ibc_xport_mr_dereg(o->ctx->x, in->src);
 	free(in->rd);
 	free(in->msgs);
+	free(in->dst);
 	free(in);
 	o->inst = NULL;
 	return IBC_OK;
@@ -597,13 +637,15 @@ static int lk_setup(struct ibc_suite_op *o)
 	o->inst = in;
 	in->m = o->pt->bytes > 0 ? o->pt->bytes : 1;
 	in->slot = PAD8(in->m);
-	in->p = a->kind == LK_PRTT ? 1 : (int)o->fanin;
+	in->p = a->kind == LK_PRTT || a->kind >= LK_COPY ? 1 : (int)o->fanin;
 	in->validate = o->ctx->cli->validate;
 	in->kmax = in->validate && a->kind == LK_PRTT ? a->prtt_n : 1;
 	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
 	/* an iteration's messages at one rank: 2 per peer, or PRTT's n + 1 */
 	in->msgs = calloc((size_t)(2 * in->p + IBC_LOGP_PRTT_N + 1), sizeof(*in->msgs));
-	rc = in->rd == NULL || in->msgs == NULL ? IBC_ERR_NOMEM : IBC_OK;
+	in->dst = a->kind >= LK_COPY ? malloc(in->slot) : NULL;
+	rc = in->rd == NULL || in->msgs == NULL || (a->kind >= LK_COPY && in->dst == NULL)
+		     ? IBC_ERR_NOMEM : IBC_OK;
 	if (rc == IBC_OK)
 		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)x->size * (size_t)in->kmax,
 					IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE,
@@ -632,7 +674,10 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	struct lk_inst *in = o->inst;
 	static const char *const kinds[] = { "os", "or", "rtt-1n", "rtt-n1", "prtt" };
 
-	if (a->kind == LK_PRTT)
+	if (a->kind >= LK_COPY)
+		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1",
+			 a->kind == LK_COPY ? "own" : "peer");
+	else if (a->kind == LK_PRTT)
 		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
 			 a->prtt_d ? in->d_us : 0.0);
 	else
@@ -653,6 +698,7 @@ static const struct lk_arg args[] = {
 	{ LK_RTT_1N, 1, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0 }, { LK_RTT_N1, 1, 0, 0, 0, 0 },
 	{ LK_PRTT, 0, 0, 0, 1, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0 },
 	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1 },
+	{ LK_COPY, 1, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -667,6 +713,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		[LK_RTT_1N] = "RTT(p) 1:n: rank 0 to p peers and their answers, per peer",
 		[LK_RTT_N1] = "RTT(p) n:1: p peers to rank 0 and its answers, per peer",
 		[LK_PRTT] = "LogGP: PRTT(n, d, s) between ranks 0 and 1",
+		[LK_COPY] = "c(s): a local memcpy of s bytes from rank 0's own warm buffer",
+		[LK_COPY_PEER] = "c_peer(s): rank 0's memcpy of s bytes rank 1 has just written to it",
 	};
 	size_t i, n = 0;
 
@@ -691,8 +739,15 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",
 				 a->prtt_n == 1 ? "1" : a->prtt_d ? "d" : "n");
 			break;
+		case LK_COPY:
+		case LK_COPY_PEER:
+			snprintf(names[i], sizeof(names[i]), "copy%s", a->kind == LK_COPY ? "" : "-peer");
+			break;
 		}
-		if (a->kind == LK_PRTT)
+		if (a->kind >= LK_COPY)
+			snprintf(descs[i], sizeof(descs[i]), "%s (the all-to-alls' local copies)",
+				 what[a->kind]);
+		else if (a->kind == LK_PRTT)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
 				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");
 		else
@@ -701,7 +756,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 				 a->inl ? ", inline" : "");
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
-			.flags = (a->kind == LK_PRTT ? 0 : IBC_SUITE_V_FANIN) | IBC_SUITE_V_NO_B2B |
+			.flags = (a->kind == LK_PRTT || a->kind >= LK_COPY ? 0 : IBC_SUITE_V_FANIN) |
+				 IBC_SUITE_V_NO_B2B |
 				 IBC_SUITE_V_ONE_SIDED,
 			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
 			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,
