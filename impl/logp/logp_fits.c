@@ -51,7 +51,7 @@ static const char *const fit_cols[] = {
 #define NFIT (sizeof(fit_cols) / sizeof(fit_cols[0]))
 
 static const char *const der_cols[] = { "run_id", "xport", "ranks", "quantity", "op", "bytes",
-					"stat", "p", "value_us", "source" };
+					"stat", "p", "value_us", "source", "status" };
 #define NDER (sizeof(der_cols) / sizeof(der_cols[0]))
 
 struct dataset {
@@ -194,21 +194,34 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 
 /* --------------------------------------------------------- derived ---- */
 
+/* One derived value.  A value < 0 is no time: `neg` says why (NULL: the
+ * value is a slope and may be < 0); LogGP's o, g, L, G are then written as
+ * 0, what the model uses ("held at 0: why"), L and L_list left empty ("not
+ * physical: why"). */
 static int der_row(struct ibc_csv_writer *w, const char *run_id, const char *xport, int ranks,
 		   const char *q, const char *op, size_t bytes, const char *stat, long p, double v,
-		   const char *src)
+		   const char *src, const char *neg)
 {
-	char b[4][32];
+	char b[4][32], st[256] = "ok";
 	const char *f[NDER];
 
 	if (!isfinite(v))
 		return IBC_OK;
+	if (v < 0 && neg != NULL) {
+		int hold = strncmp(q, "loggp_", 6) == 0;
+
+		snprintf(st, sizeof(st), "%s: %s", hold ? "held at 0" : "not physical", neg);
+		v = hold ? 0 : NAN;
+	}
 	snprintf(b[0], 32, "%zu", bytes);
 	if (p >= 0)
 		snprintf(b[1], 32, "%ld", p);
 	else
 		b[1][0] = '\0';
-	snprintf(b[2], 32, "%.6g", v);
+	if (isfinite(v))
+		snprintf(b[2], 32, "%.6g", v);
+	else
+		b[2][0] = '\0';
 	snprintf(b[3], 32, "%d", ranks);
 	f[0] = run_id;
 	f[1] = xport;
@@ -220,7 +233,22 @@ static int der_row(struct ibc_csv_writer *w, const char *run_id, const char *xpo
 	f[7] = b[1];
 	f[8] = b[2];
 	f[9] = src;
+	f[10] = st;
 	return ibc_csv_writer_row(w, f);
+}
+
+/* L(p) = RTT(p)/2 - post (post = o_s(p) + o_s(1), or p o_s(p) + o_s(1)
+ * for L_list); < 0 is marked, with both sides */
+static int der_L(struct ibc_csv_writer *w, const char *run_id, const struct dataset *d, int list,
+		 const char *op, const char *stat, long p, double rtt, double post, const char *src)
+{
+	char why[200];
+
+	snprintf(why, sizeof(why), "%s = %.4g us exceeds RTT(p)/2 = %.4g us on this transport "
+		 "(the paper's o << L(p) fails)", list ? "p o_s(p) + o_s(1)" : "o_s(p) + o_s(1)",
+		 post, rtt / 2);
+	return der_row(w, run_id, d->xport, d->ranks, list ? "L_list" : "L", op, d->bytes, stat, p,
+		       rtt / 2 - post, src, why);
 }
 
 /* §4.4's L(p) and L_list(p), from the rows and from the fits */
@@ -256,9 +284,8 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 				double os = ibc_csv_num(t, (size_t)ro, stats_cols[s]);
 				double os1 = ibc_csv_num(t, (size_t)r1, stats_cols[s]);
 
-				rc = der_row(w, run_id, d->xport, d->ranks, list ? "L_list" : "L", ops[o], d->bytes,
-					     stats_names[s], p,
-					     rtt / 2 - ((list ? (double)p : 1.0) * os + os1), "measured");
+				rc = der_L(w, run_id, d, list, ops[o], stats_names[s], p, rtt,
+					   (list ? (double)p : 1.0) * os + os1, "measured");
 			}
 			if (rc == IBC_OK && cr && co && cr->ranks == d->ranks && co->ranks == d->ranks &&
 			    cr->bytes == d->bytes && co->bytes == d->bytes) {
@@ -266,14 +293,16 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 				double os = ibc_logp_fit_eval(IBC_LOGP_FIT_OV, co->fit.lambda, (double)p);
 				double os1 = ibc_logp_fit_eval(IBC_LOGP_FIT_OV, co->fit.lambda, 1.0);
 
-				rc = der_row(w, run_id, d->xport, d->ranks, list ? "L_list" : "L", ops[o], d->bytes,
-					     stats_names[s], p,
-					     rtt / 2 - ((list ? (double)p : 1.0) * os + os1), "fit");
+				rc = der_L(w, run_id, d, list, ops[o], stats_names[s], p, rtt,
+					   (list ? (double)p : 1.0) * os + os1, "fit");
 			}
 		}
 	}
 	return rc;
 }
+
+#define NETGAUGE_NEG "Netgauge's estimate from PRTT differences is < 0 (noise: the " \
+		     "differences are smaller than their spread)"
 
 /* LogGP by Netgauge's PRTT method, per transport, N and size; G over sizes */
 static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t, const char *run_id)
@@ -333,16 +362,18 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 			L = p1 / 2 - 2 * o;
 			gs[ng] = g;
 			ss[ng++] = (double)sizes[i];
-			rc = der_row(w, run_id, x, N, "loggp_o", "send", sizes[i], "p50", -1, o, "measured");
+			rc = der_row(w, run_id, x, N, "loggp_o", "send", sizes[i], "p50", -1, o, "measured",
+				     NETGAUGE_NEG);
 			if (rc == IBC_OK)
 				rc = der_row(w, run_id, x, N, "loggp_g", "send", sizes[i], "p50", -1, g,
-					     "measured");
+					     "measured", NETGAUGE_NEG);
 			if (rc == IBC_OK)
 				rc = der_row(w, run_id, x, N, "loggp_L", "send", sizes[i], "p50", -1, L,
-					     "measured");
+					     "measured", NETGAUGE_NEG);
 		}
 		if (rc == IBC_OK && ng >= 2 && ibc_stats_line_fit(ss, gs, ng, &a, &G, NULL) == IBC_OK) {
-			rc = der_row(w, run_id, x, N, "loggp_G", "send", 0, "p50", -1, G, "measured");
+			rc = der_row(w, run_id, x, N, "loggp_G", "send", 0, "p50", -1, G, "measured",
+				     NETGAUGE_NEG);
 		}
 	}
 	return rc;
@@ -483,14 +514,17 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 			size_t b = ibc_csv_size(t, r, "bytes");
 			int n = ibc_csv_int(t, r, "ranks");
 			double v = ibc_csv_num(t, r, "value_us");
+			int held = strncmp(ibc_csv_str(t, r, "status"), "held at 0", 9) == 0;
 			struct ibc_logp_loggp *g;
 
 			if (strncmp(q, "loggp_", 6) != 0 || (pass == 0) != (b > 0))
 				continue;
 			if (pass == 1) {
 				for (i = 0; i < out->nggp; i++)
-					if (strcmp(out->ggp[i].xport, x) == 0 && out->ggp[i].ranks == n)
+					if (strcmp(out->ggp[i].xport, x) == 0 && out->ggp[i].ranks == n) {
 						out->ggp[i].G = v;
+						out->ggp[i].held |= held;
+					}
 				continue;
 			}
 			for (i = 0; i < out->nggp; i++)
@@ -505,8 +539,10 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 				g->bytes = b;
 				g->ranks = n;
 				g->o = g->g = g->L = g->G = NAN;
+				g->held = 0;
 			}
 			g = &out->ggp[i];
+			g->held |= held;
 			if (strcmp(q, "loggp_o") == 0)
 				g->o = v;
 			else if (strcmp(q, "loggp_g") == 0)

@@ -260,7 +260,7 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 	o = fmax(g->o, 0);
 	gap = fmax(g->g, 0);
 	L = fmax(g->L, 0);
-	if (o != g->o || gap != g->g || L != g->L || G < 0)
+	if (o != g->o || gap != g->g || L != g->L || G < 0 || g->held)
 		*notes |= NOTE_GGP0;
 	G = fmax(G, 0);
 	if (k < 1)

@@ -188,6 +188,42 @@ static int a2a_rounds(const char *v, int n, long fanin, struct ibc_pattern_round
 	return ibc_alltoall_alg_rounds(v, n, r, cap);
 }
 
+/* logp-derived.csv of a run whose o_s exceeds RTT/2: no value < 0; L
+ * and L_list empty and "not physical" with both sides; LogGP's g < 0
+ * written as 0, "held at 0" */
+static void derived_check(const char *dir)
+{
+	struct ibc_csv_table *t = NULL;
+	char path[256];
+	int neg = 0, marked = 0, bad = 0, held = 0;
+	size_t r;
+
+	snprintf(path, sizeof(path), "%s/logp-derived.csv", dir);
+	if (ibc_csv_read(path, &t) != IBC_OK) {
+		tap_ok(0, "negative: logp-derived.csv readable");
+		return;
+	}
+	for (r = 0; r + 1 < t->nrows; r++) {
+		const char *q = ibc_csv_cell(t, r, "quantity"), *v = ibc_csv_cell(t, r, "value_us");
+		const char *st = ibc_csv_cell(t, r, "status");
+
+		neg += strtod(v, NULL) < 0;
+		if (q[0] == 'L') {
+			int m = strncmp(st, "not physical: o_s(p) + o_s(1) = ", 32) == 0 ||
+				strncmp(st, "not physical: p o_s(p) + o_s(1) = ", 34) == 0;
+
+			marked += m && v[0] == '\0' && strstr(st, "exceeds RTT(p)/2 = ") != NULL;
+			bad += !m && strcmp(st, "ok") != 0;
+		}
+		held += strcmp(q, "loggp_g") == 0 && strcmp(v, "0") == 0 &&
+			strncmp(st, "held at 0: ", 11) == 0;
+	}
+	tap_is_int(neg, 0, "derived: no value < 0 (%zu rows)", t->nrows - 1);
+	tap_ok(marked > 0 && bad == 0, "derived: L < 0 empty, 'not physical' with why (%d rows)", marked);
+	tap_is_int(held, 1, "derived: LogGP's g < 0 written as 0, 'held at 0'");
+	ibc_csv_table_free(t);
+}
+
 /* A post overhead larger than half the RTT: §4.4's L(k) < 0, so LoP's
  * arithmetic goes negative.  No negative number reaches lop-model.csv,
  * lop-extrapolation.csv, lop-fanin.csv or stdout: "no prediction" and why.
@@ -212,6 +248,10 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 		row("logp", "os-write", 8, 1, p, 5 + 0.2 / p, "");
 		row("logp", "os-send", 8, 1, p, 5 + 0.2 / p, "");
 	}
+	/* PRTT(n) below PRTT(1): Netgauge's g < 0 */
+	row("logp", "loggp-prtt1", 8, 1, 0, 2.0, "");
+	row("logp", "loggp-prttn", 8, 1, 0, 1.7, "");
+	row("logp", "loggp-prttd", 8, 1, 0, 2.0 + 15 * (0.3 + 2.0), "d_us=2.000");
 	row("barrier", "rds", 8, 0, 0, 10.0, "");
 	row("barrier", "rgm", 8, 0, 3, 10.0, "");
 	row("barrier", "rgm", 8, 0, 7, 12.0, "");
@@ -220,6 +260,7 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 	row_over = "0";
 	ibc_csv_writer_close(w);
 	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "negative: fits written");
+	derived_check(dir);
 
 	snprintf(path, sizeof(path), "%s/stdout", dir);
 	out = fopen(path, "w");
@@ -251,6 +292,8 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 		       "negative: ... lop_status '%s'", scell(t, "rds", 8, "", "lop_status"));
 		tap_ok(strtod(scell(t, "rds", 8, "", "lop_rtt_us"), NULL) > 0,
 		       "negative: LoP-RTT still predicts (%s)", scell(t, "rds", 8, "", "lop_rtt_us"));
+		tap_ok(strstr(scell(t, "rds", 8, "", "note"), "loggp<0->0") != NULL,
+		       "negative: LogGP's g held at 0 noted (%s)", scell(t, "rds", 8, "", "note"));
 		tap_is_str(scell(t, "pe", 16, "", "lop_status"), "not modelled (oversubscribed)",
 			   "oversubscribed row: not modelled");
 		tap_is_str(scell(t, "pe", 16, "", "lop_rtt_us"), "", "... no number");
