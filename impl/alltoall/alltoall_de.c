@@ -184,7 +184,9 @@ static void de_teardown(struct ibc_alltoall *a)
 }
 
 /* two rounds: every receive buffer's address out and in (a signal each),
- * then every block written at once; copies: its own block first */
+ * then the n - 1 blocks written into the peers' user buffers and a
+ * completion flag behind each (the flags are the round's messages);
+ * copies: its own block first */
 static int de_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
 	int m = ibc_pattern_ring_rounds(n, 1, IBC_PATTERN_ROUND_WRITE, r, cap);
@@ -192,8 +194,9 @@ static int de_rounds(int n, struct ibc_pattern_round *r, int cap)
 	if (m != 1)
 		return m;
 	if (r != NULL && cap >= 2) {
-		r[1] = r[0];
 		r[0].blocks = 0;
+		r[1] = r[0];
+		r[1].user_writes = n - 1;
 	}
 	return a2a_rounds_copies(r, 2, cap, 1, 0, 0);
 }

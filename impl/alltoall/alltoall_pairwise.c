@@ -49,15 +49,17 @@ static int pairwise_rounds(int n, struct ibc_pattern_round *r, int cap)
 }
 
 /* one peer per step, each a rendezvous: RTS and CTS signals, then the block
- * (no eager copies); copies: its own block first */
+ * written into the receiver's user buffer and FIN, a signal, behind it (no
+ * eager copies); copies: its own block first */
 static int direct_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
 	int k, m = ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, NULL, 0);
 
 	for (k = 0; m > 0 && k < 3 * m; k++)
 		if (k < cap)
-			r[k] = (struct ibc_pattern_round){ .out = 1, .in = 1, .blocks = k % 3 == 2,
-							   .kind = IBC_PATTERN_ROUND_SEND };
+			r[k] = (struct ibc_pattern_round){ .out = 1, .in = 1,
+							   .kind = IBC_PATTERN_ROUND_SEND,
+							   .user_writes = k % 3 == 2 };
 	return m < 0 ? m : a2a_rounds_copies(r, 3 * m, cap, 1, 0, 0);
 }
 

@@ -27,6 +27,8 @@ static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 #define NOT_MODELLED "not modelled (oversubscribed)"
 #define NO_COPY "no copy rows (logp kernels copy, copy-peer: a run before them): the " \
 		"algorithm's local copies are not costed"
+#define NO_USER "no os-write-user rows (a run before them): the algorithm's writes into " \
+		"user memory are not costed"
 
 struct pred {
 	double v[NMOD];         /* guarded (pred_guard): NAN = no prediction */
@@ -34,6 +36,7 @@ struct pred {
 	unsigned notes;
 	int rounds;
 	double copy_us;         /* the copy term in every model; NAN: not costed */
+	double user_us;         /* the writes into user memory, likewise */
 };
 
 static double num(const char *c)
@@ -189,12 +192,14 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 
 /* ------------------------------------------------------------ copies ---- */
 
-/* One memcpy of s bytes by the copy kernel kv (copy: from this rank's own
- * memory; copy-peer: out of memory a peer has just written) on n ranks, its
- * p50: at the measured sizes; linear in s between them; below the smallest,
- * the smallest's; past the largest, the line through the last two (one
- * size: proportional to s), note size>max.  NAN when not measured. */
-static double copy_one(const struct ibc_logp_params *pr, const char *xport, const char *kv,
+/* One operation of s bytes by a kernel measured at p = 1 (copy: a memcpy
+ * from this rank's own memory; copy-peer: out of memory a peer has just
+ * written; os-write-user: posting a write into a peer's user memory) on n
+ * ranks, its p50: at the measured sizes; linear in s between them; below
+ * the smallest, the smallest's; past the largest, the line through the
+ * last two (one size: proportional to s), note size>max.  NAN when not
+ * measured. */
+static double kernel_at(const struct ibc_logp_params *pr, const char *xport, const char *kv,
 		       size_t s, int n, unsigned *notes)
 {
 	size_t sizes[MAX_SIZES], ns = kernel_sizes(pr, xport, kv, sizes), i;
@@ -230,13 +235,23 @@ static double copy_round(const struct ibc_logp_params *pr, const char *xport,
 	double c = 0;
 
 	if (r->copies > 0)
-		c += (double)r->copies * copy_one(pr, xport, "copy", m, n, notes);
+		c += (double)r->copies * kernel_at(pr, xport, "copy", m, n, notes);
 	if (r->copies_peer > 0)
-		c += (double)r->copies_peer * copy_one(pr, xport, "copy-peer", m, n, notes);
+		c += (double)r->copies_peer * kernel_at(pr, xport, "copy-peer", m, n, notes);
 	if (r->eager && s <= eager)
-		c += copy_one(pr, xport, "copy", s, n, notes) +
-		     copy_one(pr, xport, "copy-peer", s, n, notes);
+		c += kernel_at(pr, xport, "copy", s, n, notes) +
+		     kernel_at(pr, xport, "copy-peer", s, n, notes);
 	return c;
+}
+
+/* a round's writes into user memory: each a post of os-write-user at the
+ * block's size m (0 without; NAN when that kernel was not measured) */
+static double user_round(const struct ibc_logp_params *pr, const char *xport,
+			 const struct ibc_pattern_round *r, size_t m, int n, unsigned *notes)
+{
+	if (r->user_writes <= 0)
+		return 0;
+	return (double)r->user_writes * kernel_at(pr, xport, "os-write-user", m, n, notes);
 }
 
 /* ----------------------------------------------------------- LogGP ----- */
@@ -293,7 +308,7 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 {
 	struct {
 		struct ibc_pattern_round r;
-		double lop[2], loggp, copy;
+		double lop[2], loggp, copy, user;
 	} memo[MEMO];
 	struct ibc_pattern_round *r;
 	int m = fam->rounds(variant, n, fanin, NULL, 0), k, nmemo = 0;
@@ -324,15 +339,18 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 			memo[j].loggp = loggp_round(pr, xport, &r[k], s, n, &out->notes);
 			memo[j].copy = copy_round(pr, xport, &r[k], bytes > 0 ? bytes : 1, s, eager, n,
 						  &out->notes);
+			memo[j].user = user_round(pr, xport, &r[k], bytes > 0 ? bytes : 1, n,
+						  &out->notes);
 		}
 		raw[M_LOP] += memo[j].lop[0];
 		raw[M_LRTT] += memo[j].lop[1];
 		raw[M_LOGGP] += memo[j].loggp;
 		out->copy_us += memo[j].copy;
+		out->user_us += memo[j].user;
 	}
 	for (k = 0; k < NMOD; k++) {
 		msg[k] = raw[k];
-		raw[k] += out->copy_us;
+		raw[k] += out->copy_us + out->user_us;
 	}
 	if (isfinite(raw[M_LOP]) && raw[M_LOP] <= 0) /* §4.3's o << L(p) does not hold */
 		out->notes |= NOTE_NEG;
@@ -344,9 +362,9 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 				    &out->why[M_LRTT]);
 	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters: no loggp-prtt rows",
 				     &out->why[M_LOGGP]);
-	for (k = 0; !isfinite(out->copy_us) && k < NMOD; k++)
-		if (isfinite(msg[k]))
-			out->why[k] = NO_COPY;
+	for (k = 0; k < NMOD; k++)
+		if (isfinite(msg[k]) && !isfinite(out->copy_us + out->user_us))
+			out->why[k] = isfinite(out->copy_us) ? NO_USER : NO_COPY;
 	free(r);
 	return IBC_OK;
 }
@@ -422,7 +440,8 @@ static const char *const model_cols[] = { "suite", "variant", "xport", "ranks", 
 					  "oversub", "measured_us", "measured_as", "p50_us", "lop_us",
 					  "lop_err", "lop_rtt_us", "lop_rtt_err", "loggp_us", "loggp_err",
 					  "rounds", "note", "lop_status", "lop_rtt_status",
-					  "loggp_status", "best", "best_err", "copy_us" };
+					  "loggp_status", "best", "best_err", "copy_us",
+					  "user_write_us" };
 #define NMODEL (sizeof(model_cols) / sizeof(model_cols[0]))
 static const char *const extra_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
 					  "lop_us", "lop_rtt_us", "loggp_us", "rounds", "method", "note",
@@ -460,9 +479,9 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	int rc = IBC_OK;
 
 	if (o->out != NULL)
-		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s %-7s %8s  %s\n",
+		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s %-7s %8s %8s  %s\n",
 			"suite", "variant", "xport", "N", "bytes", "fanin", "meas_us", "LoP_us", "err",
-			"LoPrtt_us", "err", "LogGP_us", "err", "best", "copy_us", "note");
+			"LoPrtt_us", "err", "LogGP_us", "err", "best", "copy_us", "user_us", "note");
 	for (r = 0; r + 1 < t->nrows && rc == IBC_OK; r++) {
 		const char *suite = ibc_csv_str(t, r, "suite"), *variant = ibc_csv_str(t, r, "variant");
 		const char *xport = ibc_csv_str(t, r, "xport");
@@ -521,8 +540,10 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			fp[21] = mod_names[best];
 			fmtd(f[22], 96, err[best]);
 		}
-		if (!oversub)
+		if (!oversub) {
 			fmtd(f[23], 96, p.copy_us);
+			fmtd(f[24], 96, p.user_us);
+		}
 		rc = ibc_csv_writer_row(w, fp);
 		(*npred)++;
 		ae = oversub || meas_over ? NULL : alg_get(a, na, suite, variant);
@@ -538,9 +559,10 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		}
 		if (o->out == NULL)
 			continue;
-		fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s %-7s %8s  %s\n",
+		fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s %-7s %8s %8s  %s\n",
 			suite, variant, xport, n, bytes, fp[5], meas, cellv[0], f[11], cellv[1], f[13],
-			cellv[2], f[15], best >= 0 ? mod_names[best] : "-", f[23][0] ? f[23] : "-", note);
+			cellv[2], f[15], best >= 0 ? mod_names[best] : "-", f[23][0] ? f[23] : "-",
+			f[24][0] ? f[24] : "-", note);
 		if (oversub)
 			fprintf(o->out, "%42s %s\n", "", NOT_MODELLED);
 		for (m = 0; !oversub && m < NMOD; m++)
@@ -782,20 +804,30 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	return rc;
 }
 
-/* whether the run measured the copy kernels, said on out */
-static void copy_term_say(FILE *out, const struct ibc_logp_params *pr)
+static int has_kernel(const struct ibc_logp_params *pr, const char *kv)
 {
 	size_t i;
 
-	for (i = 0; i < pr->npts; i++)
-		if (strncmp(pr->pts[i].variant, "copy", 4) == 0)
-			break;
-	if (i < pr->npts)
+	for (i = 0; i < pr->npts && strcmp(pr->pts[i].variant, kv) != 0; i++)
+		;
+	return i < pr->npts;
+}
+
+/* whether the run measured the copy and user-write kernels, said on out */
+static void copy_term_say(FILE *out, const struct ibc_logp_params *pr)
+{
+	if (has_kernel(pr, "copy") && has_kernel(pr, "copy-peer"))
 		fprintf(out, "copy term: each algorithm's local copies per call (copy_us), costed by the "
 			"logp kernels copy and copy-peer, added to every model\n");
 	else
 		fprintf(out, "copy term: absent (%s: no copy or copy-peer rows); an algorithm that "
 			"copies gets no prediction\n", pr->run_id);
+	if (has_kernel(pr, "os-write-user"))
+		fprintf(out, "user-write term: each write into a peer's user memory (user_us), costed by "
+			"the logp kernel os-write-user, added to every model\n");
+	else
+		fprintf(out, "user-write term: absent (%s: no os-write-user rows); an algorithm that "
+			"writes into user memory gets no prediction\n", pr->run_id);
 }
 
 static int writer(const char *dir, const char *name, const char *const *cols, size_t n,

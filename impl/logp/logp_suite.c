@@ -28,6 +28,7 @@ struct lk_arg {
 	int inl;       /* inline */
 	int prtt_n;    /* PRTT: messages */
 	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
+	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
 };
 
 /* --validate: every message of an iteration has its own source slot (one
@@ -55,6 +56,7 @@ struct lk_inst {
 	size_t bad_off;
 	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
 	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory) */
+	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
 };
 
 /* a message of an iteration as one end sees it */
@@ -617,9 +619,29 @@ static int lk_teardown(struct ibc_suite_op *o)
 	free(in->rd);
 	free(in->msgs);
 	free(in->dst);
+	free(in->umem);
 	free(in);
 	o->inst = NULL;
 	return IBC_OK;
+}
+
+/* the slots peers write into: mr_alloc'd (on shm a shared segment: a
+ * write is a store), or user memory registered with mr_reg (on shm
+ * reached by process_vm_writev; what DE and the rendezvous write into) */
+static int slots_alloc(struct ibc_xport *x, struct lk_inst *in, int user, size_t len)
+{
+	unsigned acc = IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE;
+
+	if (!user)
+		return ibc_xport_mr_alloc(x, len, acc, &in->mr);
+	if (!x->caps.user_mem)
+		return IBC_ERR_UNSUPPORTED;
+	if (posix_memalign(&in->umem, 4096, len) != 0) {
+		in->umem = NULL;
+		return IBC_ERR_NOMEM;
+	}
+	memset(in->umem, 0, len);
+	return ibc_xport_mr_reg(x, in->umem, len, acc, &in->mr);
 }
 
 static int lk_setup(struct ibc_suite_op *o)
@@ -647,9 +669,7 @@ static int lk_setup(struct ibc_suite_op *o)
 	rc = in->rd == NULL || in->msgs == NULL || (a->kind >= LK_COPY && in->dst == NULL)
 		     ? IBC_ERR_NOMEM : IBC_OK;
 	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)x->size * (size_t)in->kmax,
-					IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE,
-					&in->mr);
+		rc = slots_alloc(x, in, a->user, in->slot * (size_t)x->size * (size_t)in->kmax);
 	if (rc == IBC_OK)
 		rc = ibc_xport_mr_alloc(x, in->validate ? in->slot * (size_t)x->size * (size_t)in->kmax
 							: in->slot,
@@ -681,24 +701,25 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
 			 a->prtt_d ? in->d_us : 0.0);
 	else
-		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d", kinds[a->kind],
+		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s", kinds[a->kind],
 			 a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
-			 a->list ? "list" : "single", a->inl, in->p);
+			 a->list ? "list" : "single", a->inl, in->p, a->user ? "user" : "mr_alloc");
 	return IBC_OK;
 }
 
 /* ------------------------------------------------------------ table ---- */
 
 static const struct lk_arg args[] = {
-	{ LK_OS, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0 }, { LK_OS, 0, 1, 0, 0, 0 },
-	{ LK_OS, 0, 1, 1, 0, 0 }, { LK_OS, 1, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0 },
-	{ LK_OS, 1, 1, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0 },
-	{ LK_OR, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0 },
-	{ LK_RTT_1N, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0 }, { LK_RTT_N1, 0, 0, 0, 0, 0 },
-	{ LK_RTT_1N, 1, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0 }, { LK_RTT_N1, 1, 0, 0, 0, 0 },
-	{ LK_PRTT, 0, 0, 0, 1, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0 },
-	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1 },
-	{ LK_COPY, 1, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0 },
+	{ LK_OS, 0, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0, 0 }, { LK_OS, 0, 1, 0, 0, 0, 0 },
+	{ LK_OS, 0, 1, 1, 0, 0, 0 }, { LK_OS, 1, 0, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0, 0 },
+	{ LK_OS, 1, 1, 0, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0, 0 },
+	{ LK_OR, 0, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0, 0 }, { LK_RTT_N1, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0, 0 }, { LK_RTT_N1, 1, 0, 0, 0, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, 1, 0, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1, 0 },
+	{ LK_COPY, 1, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0 },
+	{ LK_OS, 1, 0, 0, 0, 0, 1 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -724,8 +745,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 
 		switch (a->kind) {
 		case LK_OS:
-			snprintf(names[i], sizeof(names[i]), "os-%s%s%s", op, a->list ? "-list" : "",
-				 a->inl ? "-inline" : "");
+			snprintf(names[i], sizeof(names[i]), "os-%s%s%s%s", op, a->list ? "-list" : "",
+				 a->inl ? "-inline" : "", a->user ? "-user" : "");
 			break;
 		case LK_OR:
 			snprintf(names[i], sizeof(names[i]), "or%s", a->list ? "-list" : "");
@@ -751,9 +772,10 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
 				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");
 		else
-			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s)", what[a->kind],
+			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s%s)", what[a->kind],
 				 a->kind == LK_OR ? "recv" : op, a->list ? ", one post list" : ", one call each",
-				 a->inl ? ", inline" : "");
+				 a->inl ? ", inline" : "",
+				 a->user ? ", into the peers' user memory (mr_reg)" : "");
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
 			.flags = (a->kind == LK_PRTT || a->kind >= LK_COPY ? 0 : IBC_SUITE_V_FANIN) |
