@@ -470,10 +470,12 @@ static int row_oversub(const struct ibc_logp_model_opts *o, const struct ibc_csv
 	return *meas_over;
 }
 
-/* the measured rows, predicted; per algorithm errors into a */
+/* the measured rows, predicted; per algorithm errors into a; score: rows
+ * within +-20% by the closest model, rows scored, rows that could be
+ * scored but no model predicts */
 static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
 			const struct ibc_logp_params *pr, struct ibc_csv_writer *w,
-			struct alg_err *a, size_t *na, size_t *npred, int *nwithin, int *nscored)
+			struct alg_err *a, size_t *na, size_t *npred, int *score)
 {
 	size_t r;
 	int rc = IBC_OK;
@@ -554,9 +556,10 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			}
 		if (ae != NULL && best >= 0) {
 			ae->wins[best]++;
-			(*nscored)++;
-			*nwithin += fabs(err[best]) <= 0.2;
+			score[1]++;
+			score[0] += fabs(err[best]) <= 0.2;
 		}
+		score[2] += ae != NULL && best < 0;
 		if (o->out == NULL)
 			continue;
 		fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s %-7s %8s %8s  %s\n",
@@ -852,7 +855,7 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 	const char *fd = o->fits_dir != NULL ? o->fits_dir : o->dir;
 	char path[4200];
 	size_t na = 0, npred = 0, i;
-	int rc, k, m, nwithin = 0, nscored = 0;
+	int rc, k, m, score[3] = { 0, 0, 0 };
 
 	rc = ibc_logp_params_load(fd, &pr);
 	if (rc != IBC_OK)
@@ -876,7 +879,7 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 	}
 	rc = writer(o->dir, "lop-model.csv", model_cols, NMODEL, &w[0]);
 	if (rc == IBC_OK)
-		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred, &nwithin, &nscored);
+		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred, score);
 	if (rc == IBC_OK && npred == 0) {
 		ibc_error("logp model: %s has no rows the model predicts (barrier or all-to-all "
 			  "algorithms of ibchar)", path);
@@ -899,7 +902,10 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 				a[i].variant, 100 * e[0], 100 * e[1], 100 * e[2],
 				best < 0 ? "-" : mod_names[best], a[i].wins[0], a[i].wins[1], a[i].wins[2]);
 		}
-		fprintf(o->out, "rows within +-20%% by the closest model: %d of %d\n", nwithin, nscored);
+		fprintf(o->out, "rows within +-20%% by the closest model: %d of %d", score[0], score[1]);
+		if (score[2] > 0)
+			fprintf(o->out, " (and %d rows no model predicts: no prediction)", score[2]);
+		fprintf(o->out, "\n");
 	}
 	if (rc == IBC_OK)
 		rc = writer(o->dir, "lop-extrapolation.csv", extra_cols, NEXTRACOLS, &w[1]);
