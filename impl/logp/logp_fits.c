@@ -301,8 +301,9 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 	return rc;
 }
 
-#define NETGAUGE_NEG "Netgauge's estimate from PRTT differences is < 0 (noise: the " \
-		     "differences are smaller than their spread)"
+#define NETGAUGE_NEG "Netgauge's estimate, a difference of PRTT medians, is < 0"
+#define NETGAUGE_L_NEG "PRTT(1,0,s)/2 - 2o < 0: the overheads exceed half the round trip on " \
+		       "this transport"
 
 /* LogGP by Netgauge's PRTT method, per transport, N and size; G over sizes */
 static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t, const char *run_id)
@@ -369,7 +370,7 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 					     "measured", NETGAUGE_NEG);
 			if (rc == IBC_OK)
 				rc = der_row(w, run_id, x, N, "loggp_L", "send", sizes[i], "p50", -1, L,
-					     "measured", NETGAUGE_NEG);
+					     "measured", NETGAUGE_L_NEG);
 		}
 		if (rc == IBC_OK && ng >= 2 && ibc_stats_line_fit(ss, gs, ng, &a, &G, NULL) == IBC_OK) {
 			rc = der_row(w, run_id, x, N, "loggp_G", "send", 0, "p50", -1, G, "measured",
