@@ -387,6 +387,25 @@ static int prtt_delay(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	return rc;
 }
 
+/* --validate, untimed: the copy holds what it copied (what copy-peer's
+ * peer wrote is checked as a message, received_check) */
+static void copy_check(struct ibc_suite_op *o, struct lk_inst *in, const unsigned char *src)
+{
+	size_t i;
+
+	for (i = 0; i < in->m && in->dst[i] == src[i]; i++)
+		;
+	if (i == in->m)
+		return;
+	if (in->bad == 0) {
+		in->bad_iter = o->iter;
+		in->bad_from = 0;
+		in->bad_k = 0;
+		in->bad_off = i;
+	}
+	in->bad++;
+}
+
 /* c(m): rank 0's memcpy of m bytes into its own buffer, from its own warm
  * source (copy: an all-to-all's staging and packing) or from the slot rank 1
  * has just written (copy-peer: a received block copied out; on shm its
@@ -412,7 +431,9 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 	memcpy(in->dst, src, in->m);
 	t1 = ibc_timer_ticks();
 	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0));
-	if (a->kind == LK_COPY_PEER && !in->validate)
+	if (in->validate)
+		copy_check(o, in, src);
+	else if (a->kind == LK_COPY_PEER)
 		__atomic_store_n(flag_of(in, 1, 0), 0, __ATOMIC_RELAXED);
 	return IBC_OK;
 }
