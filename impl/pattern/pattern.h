@@ -155,8 +155,8 @@ struct ibc_pattern_round {
 	int out, in;
 	long blocks;
 	enum ibc_pattern_round_kind kind;
-	long copies, copies_peer;
 	int eager;
+	long copies, copies_peer;
 	long user_writes;
 };
 
