@@ -301,7 +301,8 @@ static double pred_guard(double v, const char *missing, const char **why)
 }
 
 /* The three models over the rounds of (fam, variant) on n ranks, messages
- * of up to eager bytes eager; each round's copies added to every model. */
+ * of up to eager bytes eager; each round's copies and writes into user
+ * memory added to every model. */
 static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_family *fam,
 		   const char *variant, const char *xport, int n, long fanin, size_t bytes,
 		   size_t eager, struct pred *out)
