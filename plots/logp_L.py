@@ -10,8 +10,10 @@ lines: the same formulas on the fitted curves (source "fit"); grey dashed,
 left: the paper's L_min^send(p) =
   4.58 + 11.23/(-0.01+p) + 0.01(1 - exp(-0.06(p - 101.31)))
   - (0.52 + 0.84/(-0.12+1)) - (0.52 + 0.84/(-0.12+p)).
-L can be negative (o_s is not small against RTT/2 on a fast machine), so
-the axis is linear, with a line at 0.
+Where o_s is not small against RTT/2 (a fast machine, shm) the formula
+goes below 0; logp-derived.csv leaves such a value empty ("not physical",
+its status column), so it is not drawn.  The axis is linear, with a line
+at 0.
 
 usage: logp_L.py DIR  ->  DIR/logp_L.png, .pdf, .data.csv
 """

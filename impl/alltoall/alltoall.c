@@ -291,6 +291,17 @@ void a2a_self_copy(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t 
 	a2a_copy(a, (char *)rbuf + (size_t)a->rank * m, (const char *)sbuf + (size_t)a->rank * m, m);
 }
 
+int a2a_rounds_copies(struct ibc_pattern_round *r, int m, int cap, long first, long last,
+		      long last_peer)
+{
+	if (r == NULL || m < 1 || m > cap)
+		return m;
+	r[0].copies += first;
+	r[m - 1].copies += last;
+	r[m - 1].copies_peer += last_peer;
+	return m;
+}
+
 int a2a_sched_build(struct a2a_sched *sc, enum ibc_pattern_comb kind, int n, int rank)
 {
 	int s, k;

@@ -102,14 +102,28 @@ static void comb_teardown(struct ibc_alltoall *a)
 static const enum ibc_pattern_comb kind_hcube = IBC_PATTERN_COMB_HCUBE;
 static const enum ibc_pattern_comb kind_bruck = IBC_PATTERN_COMB_BRUCK;
 
+/* copies: the n blocks into the work buffer and out of it; per step the
+ * moving blocks packed and unpacked (the unpack buffer holds what the
+ * message layer copied out: this rank's lines), the message eager */
+static int comb_rounds(enum ibc_pattern_comb kind, int n, struct ibc_pattern_round *r, int cap)
+{
+	int m = ibc_pattern_comb_rounds(kind, n, IBC_PATTERN_ROUND_SEND, r, cap), k;
+
+	for (k = 0; r != NULL && m <= cap && k < m; k++) {
+		r[k].copies = 2 * r[k].blocks;
+		r[k].eager = 1;
+	}
+	return a2a_rounds_copies(r, m, cap, n, n, 0);
+}
+
 static int hcube_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
-	return ibc_pattern_comb_rounds(IBC_PATTERN_COMB_HCUBE, n, IBC_PATTERN_ROUND_SEND, r, cap);
+	return comb_rounds(IBC_PATTERN_COMB_HCUBE, n, r, cap);
 }
 
 static int bruck_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
-	return ibc_pattern_comb_rounds(IBC_PATTERN_COMB_BRUCK, n, IBC_PATTERN_ROUND_SEND, r, cap);
+	return comb_rounds(IBC_PATTERN_COMB_BRUCK, n, r, cap);
 }
 
 const struct ibc_alltoall_alg ibc_alltoall_alg_hypercube = {

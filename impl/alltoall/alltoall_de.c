@@ -183,10 +183,22 @@ static void de_teardown(struct ibc_alltoall *a)
 	a->priv = NULL;
 }
 
-/* every block written at once (the address exchange is set-up) */
+/* two rounds: every receive buffer's address out and in (a signal each),
+ * then the n - 1 blocks written into the peers' user buffers and a
+ * completion flag behind each (the flags are the round's messages);
+ * copies: its own block first */
 static int de_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
-	return ibc_pattern_ring_rounds(n, 1, IBC_PATTERN_ROUND_WRITE, r, cap);
+	int m = ibc_pattern_ring_rounds(n, 1, IBC_PATTERN_ROUND_WRITE, r, cap);
+
+	if (m != 1)
+		return m;
+	if (r != NULL && cap >= 2) {
+		r[0].blocks = 0;
+		r[1] = r[0];
+		r[1].user_writes = n - 1;
+	}
+	return a2a_rounds_copies(r, 2, cap, 1, 0, 0);
 }
 
 const struct ibc_alltoall_alg ibc_alltoall_alg_de = {

@@ -244,12 +244,16 @@ static void hrwg_teardown(struct ibc_alltoall *a)
 
 static const int multi = 1;
 
-/* the hypercube's steps (Bruck's for other p), by RDMA write */
+/* the hypercube's steps (Bruck's for other p), by RDMA write; copies: the
+ * n blocks into the staging buffer, then out: its own from there, the
+ * n - 1 received from the regions peers wrote */
 static int hrwg_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
-	return ibc_pattern_comb_rounds(ibc_pattern_pow2_is(n) ? IBC_PATTERN_COMB_HCUBE
-							       : IBC_PATTERN_COMB_BRUCK,
-				       n, IBC_PATTERN_ROUND_WRITE, r, cap);
+	int m = ibc_pattern_comb_rounds(ibc_pattern_pow2_is(n) ? IBC_PATTERN_COMB_HCUBE
+							    : IBC_PATTERN_COMB_BRUCK,
+					n, IBC_PATTERN_ROUND_WRITE, r, cap);
+
+	return a2a_rounds_copies(r, m, cap, n, 1, n - 1);
 }
 
 const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg = {

@@ -115,6 +115,12 @@ void a2a_sched_free(struct a2a_sched *sc);
 
 /* The algorithms' common part: block j of sbuf to itself. */
 void a2a_self_copy(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t m);
+/* For the cost models (alg.rounds): a call's copies around its m rounds
+ * r[0..m) (pattern.h; nothing when r is NULL or m is 0 or over cap):
+ * `first` of its own blocks before the first round, `last` of its own and
+ * `last_peer` received ones after the last.  Returns m. */
+int a2a_rounds_copies(struct ibc_pattern_round *r, int m, int cap, long first, long last,
+		      long last_peer);
 
 extern const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg;
 extern const struct ibc_alltoall_alg ibc_alltoall_alg_hrwg_multi;

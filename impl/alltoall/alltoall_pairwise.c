@@ -38,22 +38,29 @@ static int ring_run(struct ibc_alltoall *a, const void *sbuf, void *rbuf, size_t
 
 static const int always_rndz = 1;
 
-/* one peer per step */
+/* one peer per step, eager by size; copies: its own block first */
 static int pairwise_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
-	return ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, r, cap);
+	int m = ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, r, cap), k;
+
+	for (k = 0; r != NULL && m <= cap && k < m; k++)
+		r[k].eager = 1;
+	return a2a_rounds_copies(r, m, cap, 1, 0, 0);
 }
 
-/* one peer per step, each a rendezvous: RTS and CTS signals, then the block */
+/* one peer per step, each a rendezvous: RTS and CTS signals, then the block
+ * written into the receiver's user buffer and FIN, a signal, behind it (no
+ * eager copies); copies: its own block first */
 static int direct_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
 	int k, m = ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, NULL, 0);
 
 	for (k = 0; m > 0 && k < 3 * m; k++)
 		if (k < cap)
-			r[k] = (struct ibc_pattern_round){ .out = 1, .in = 1, .blocks = k % 3 == 2,
-							   .kind = IBC_PATTERN_ROUND_SEND };
-	return m < 0 ? m : 3 * m;
+			r[k] = (struct ibc_pattern_round){ .out = 1, .in = 1,
+							   .kind = IBC_PATTERN_ROUND_SEND,
+							   .user_writes = k % 3 == 2 };
+	return m < 0 ? m : a2a_rounds_copies(r, 3 * m, cap, 1, 0, 0);
 }
 
 const struct ibc_alltoall_alg ibc_alltoall_alg_pairwise = {

@@ -51,7 +51,7 @@ static const char *const fit_cols[] = {
 #define NFIT (sizeof(fit_cols) / sizeof(fit_cols[0]))
 
 static const char *const der_cols[] = { "run_id", "xport", "ranks", "quantity", "op", "bytes",
-					"stat", "p", "value_us", "source" };
+					"stat", "p", "value_us", "source", "status" };
 #define NDER (sizeof(der_cols) / sizeof(der_cols[0]))
 
 struct dataset {
@@ -194,21 +194,34 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 
 /* --------------------------------------------------------- derived ---- */
 
+/* One derived value.  A value < 0 is no time: `neg` says why (NULL: the
+ * value is a slope and may be < 0); LogGP's o, g, L, G are then written as
+ * 0, what the model uses ("held at 0: why"), L and L_list left empty ("not
+ * physical: why"). */
 static int der_row(struct ibc_csv_writer *w, const char *run_id, const char *xport, int ranks,
 		   const char *q, const char *op, size_t bytes, const char *stat, long p, double v,
-		   const char *src)
+		   const char *src, const char *neg)
 {
-	char b[4][32];
+	char b[4][32], st[256] = "ok";
 	const char *f[NDER];
 
 	if (!isfinite(v))
 		return IBC_OK;
+	if (v < 0 && neg != NULL) {
+		int hold = strncmp(q, "loggp_", 6) == 0;
+
+		snprintf(st, sizeof(st), "%s: %s", hold ? "held at 0" : "not physical", neg);
+		v = hold ? 0 : NAN;
+	}
 	snprintf(b[0], 32, "%zu", bytes);
 	if (p >= 0)
 		snprintf(b[1], 32, "%ld", p);
 	else
 		b[1][0] = '\0';
-	snprintf(b[2], 32, "%.6g", v);
+	if (isfinite(v))
+		snprintf(b[2], 32, "%.6g", v);
+	else
+		b[2][0] = '\0';
 	snprintf(b[3], 32, "%d", ranks);
 	f[0] = run_id;
 	f[1] = xport;
@@ -220,7 +233,22 @@ static int der_row(struct ibc_csv_writer *w, const char *run_id, const char *xpo
 	f[7] = b[1];
 	f[8] = b[2];
 	f[9] = src;
+	f[10] = st;
 	return ibc_csv_writer_row(w, f);
+}
+
+/* L(p) = RTT(p)/2 - post (post = o_s(p) + o_s(1), or p o_s(p) + o_s(1)
+ * for L_list); < 0 is marked, with both sides */
+static int der_L(struct ibc_csv_writer *w, const char *run_id, const struct dataset *d, int list,
+		 const char *op, const char *stat, long p, double rtt, double post, const char *src)
+{
+	char why[200];
+
+	snprintf(why, sizeof(why), "%s = %.4g us exceeds RTT(p)/2 = %.4g us on this transport "
+		 "(the paper's o << L(p) fails)", list ? "p o_s(p) + o_s(1)" : "o_s(p) + o_s(1)",
+		 post, rtt / 2);
+	return der_row(w, run_id, d->xport, d->ranks, list ? "L_list" : "L", op, d->bytes, stat, p,
+		       rtt / 2 - post, src, why);
 }
 
 /* §4.4's L(p) and L_list(p), from the rows and from the fits */
@@ -256,9 +284,8 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 				double os = ibc_csv_num(t, (size_t)ro, stats_cols[s]);
 				double os1 = ibc_csv_num(t, (size_t)r1, stats_cols[s]);
 
-				rc = der_row(w, run_id, d->xport, d->ranks, list ? "L_list" : "L", ops[o], d->bytes,
-					     stats_names[s], p,
-					     rtt / 2 - ((list ? (double)p : 1.0) * os + os1), "measured");
+				rc = der_L(w, run_id, d, list, ops[o], stats_names[s], p, rtt,
+					   (list ? (double)p : 1.0) * os + os1, "measured");
 			}
 			if (rc == IBC_OK && cr && co && cr->ranks == d->ranks && co->ranks == d->ranks &&
 			    cr->bytes == d->bytes && co->bytes == d->bytes) {
@@ -266,14 +293,17 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 				double os = ibc_logp_fit_eval(IBC_LOGP_FIT_OV, co->fit.lambda, (double)p);
 				double os1 = ibc_logp_fit_eval(IBC_LOGP_FIT_OV, co->fit.lambda, 1.0);
 
-				rc = der_row(w, run_id, d->xport, d->ranks, list ? "L_list" : "L", ops[o], d->bytes,
-					     stats_names[s], p,
-					     rtt / 2 - ((list ? (double)p : 1.0) * os + os1), "fit");
+				rc = der_L(w, run_id, d, list, ops[o], stats_names[s], p, rtt,
+					   (list ? (double)p : 1.0) * os + os1, "fit");
 			}
 		}
 	}
 	return rc;
 }
+
+#define NETGAUGE_NEG "Netgauge's estimate, a difference of PRTT medians, is < 0"
+#define NETGAUGE_L_NEG "PRTT(1,0,s)/2 - 2o < 0: the overheads exceed half the round trip on " \
+		       "this transport"
 
 /* LogGP by Netgauge's PRTT method, per transport, N and size; G over sizes */
 static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t, const char *run_id)
@@ -333,16 +363,18 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 			L = p1 / 2 - 2 * o;
 			gs[ng] = g;
 			ss[ng++] = (double)sizes[i];
-			rc = der_row(w, run_id, x, N, "loggp_o", "send", sizes[i], "p50", -1, o, "measured");
+			rc = der_row(w, run_id, x, N, "loggp_o", "send", sizes[i], "p50", -1, o, "measured",
+				     NETGAUGE_NEG);
 			if (rc == IBC_OK)
 				rc = der_row(w, run_id, x, N, "loggp_g", "send", sizes[i], "p50", -1, g,
-					     "measured");
+					     "measured", NETGAUGE_NEG);
 			if (rc == IBC_OK)
 				rc = der_row(w, run_id, x, N, "loggp_L", "send", sizes[i], "p50", -1, L,
-					     "measured");
+					     "measured", NETGAUGE_L_NEG);
 		}
 		if (rc == IBC_OK && ng >= 2 && ibc_stats_line_fit(ss, gs, ng, &a, &G, NULL) == IBC_OK) {
-			rc = der_row(w, run_id, x, N, "loggp_G", "send", 0, "p50", -1, G, "measured");
+			rc = der_row(w, run_id, x, N, "loggp_G", "send", 0, "p50", -1, G, "measured",
+				     NETGAUGE_NEG);
 		}
 	}
 	return rc;
@@ -483,14 +515,17 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 			size_t b = ibc_csv_size(t, r, "bytes");
 			int n = ibc_csv_int(t, r, "ranks");
 			double v = ibc_csv_num(t, r, "value_us");
+			int held = strncmp(ibc_csv_str(t, r, "status"), "held at 0", 9) == 0;
 			struct ibc_logp_loggp *g;
 
 			if (strncmp(q, "loggp_", 6) != 0 || (pass == 0) != (b > 0))
 				continue;
 			if (pass == 1) {
 				for (i = 0; i < out->nggp; i++)
-					if (strcmp(out->ggp[i].xport, x) == 0 && out->ggp[i].ranks == n)
+					if (strcmp(out->ggp[i].xport, x) == 0 && out->ggp[i].ranks == n) {
 						out->ggp[i].G = v;
+						out->ggp[i].held |= held;
+					}
 				continue;
 			}
 			for (i = 0; i < out->nggp; i++)
@@ -505,8 +540,10 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 				g->bytes = b;
 				g->ranks = n;
 				g->o = g->g = g->L = g->G = NAN;
+				g->held = 0;
 			}
 			g = &out->ggp[i];
+			g->held |= held;
 			if (strcmp(q, "loggp_o") == 0)
 				g->o = v;
 			else if (strcmp(q, "loggp_g") == 0)
@@ -515,6 +552,18 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 				g->L = v;
 		}
 	ibc_csv_table_free(t);
+}
+
+/* a kernel row's p: its fanin column, else its extra's p (the copy
+ * kernels: no peers swept, p = 1); NAN for PRTT's rows */
+static double row_p(const struct ibc_csv_table *t, size_t r)
+{
+	double p = ibc_csv_num(t, r, "fanin");
+	char b[24];
+
+	if (isnan(p) && ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), "p", b, sizeof(b)))
+		p = strtod(b, NULL);
+	return p;
 }
 
 /* the fitted run's kernel rows */
@@ -535,14 +584,14 @@ static int points_load(const char *path, struct ibc_logp_params *out)
 		struct ibc_logp_point *q = &out->pts[out->npts];
 
 		/* a row measured with more ranks than PUs times the scheduler */
-		if (!row_is(t, r, out->run_id) || isnan(ibc_csv_num(t, r, "fanin")) ||
+		if (!row_is(t, r, out->run_id) || isnan(row_p(t, r)) ||
 		    strcmp(ibc_csv_str(t, r, "oversub"), "1") == 0)
 			continue;
 		snprintf(q->xport, sizeof(q->xport), "%s", ibc_csv_str(t, r, "xport"));
 		snprintf(q->variant, sizeof(q->variant), "%s", ibc_csv_str(t, r, "variant"));
 		q->bytes = ibc_csv_size(t, r, "bytes");
 		q->ranks = ibc_csv_int(t, r, "ranks");
-		q->p = ibc_csv_int(t, r, "fanin");
+		q->p = (int)row_p(t, r);
 		for (s = 0; s < NSTATS; s++)
 			q->v[s] = ibc_csv_num(t, r, stats_cols[s]);
 		out->npts++;

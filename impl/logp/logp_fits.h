@@ -27,10 +27,14 @@
  *   method: g = (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1), o = (PRTT(n,d,s) -
  *   PRTT(1,0,s)) / (n-1) - d, L = PRTT(1,0,s)/2 - 2 o (o_r taken equal to
  *   o_s), G = the slope of g(s) over the run's sizes (two sizes or more),
- *   from the jobs not oversubscribed.
+ *   from the jobs not oversubscribed.  Column status: "ok", or why a value
+ *   < 0 is no time: L and L_list empty ("not physical: o_s(p) + o_s(1) =
+ *   .. exceeds RTT(p)/2 = .."), LogGP's written as 0, what the model uses
+ *   ("held at 0: ..").
  *
  * The model (ibc_logp_params_*) uses the usable fits and the kernel rows
- * not measured oversubscribed. */
+ * not measured oversubscribed (the copy kernels, which sweep no peers, at
+ * the p of their extra: 1). */
 #ifndef IBC_LOGP_FITS_H
 #define IBC_LOGP_FITS_H
 
@@ -64,6 +68,7 @@ struct ibc_logp_loggp {
 	int ranks;
 	size_t bytes;
 	double o, g, L, G;      /* NAN when not measured */
+	int held;               /* one of them was estimated < 0 and written as 0 */
 };
 
 /* A kernel's measured row: min, p50, mean at p on N ranks. */

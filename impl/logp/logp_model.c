@@ -8,6 +8,7 @@
 #include "pattern/pattern.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,17 +25,34 @@ enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 =
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 #define NOT_MODELLED "not modelled (oversubscribed)"
+#define NO_COPY "no copy rows (logp kernels copy, copy-peer: a run before them): the " \
+		"algorithm's local copies are not costed"
+#define NO_USER "no os-write-user rows (a run before them): the algorithm's writes into " \
+		"user memory are not costed"
 
 struct pred {
 	double v[NMOD];         /* guarded (pred_guard): NAN = no prediction */
 	const char *why[NMOD];  /* NULL, or why there is no prediction */
 	unsigned notes;
 	int rounds;
+	double copy_us;         /* the copy term in every model; NAN: not costed */
+	double user_us;         /* the writes into user memory, likewise */
 };
 
 static double num(const char *c)
 {
 	return c != NULL && *c ? strtod(c, NULL) : NAN;
+}
+
+/* the eager limit of a row's two-sided messages (extra eager_max), else
+ * none: every message eager */
+static size_t row_eager(const struct ibc_csv_table *t, size_t r)
+{
+	char b[32];
+	double v = ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), "eager_max", b, sizeof(b)) ? num(b)
+											       : NAN;
+
+	return isfinite(v) && v >= 0 ? (size_t)v : SIZE_MAX;
 }
 
 /* What a row's prediction is compared with: its back-to-back figure
@@ -96,6 +114,26 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the sizes kernel kv was measured at on xport, ascending; how many */
+static size_t kernel_sizes(const struct ibc_logp_params *pr, const char *xport, const char *kv,
+			   size_t *sizes)
+{
+	size_t ns = 0, i, j;
+
+	for (i = 0; i < pr->npts && ns < MAX_SIZES; i++) {
+		const struct ibc_logp_point *q = &pr->pts[i];
+
+		if (strcmp(q->variant, kv) != 0 || strcmp(q->xport, xport) != 0)
+			continue;
+		for (j = 0; j < ns && sizes[j] != q->bytes; j++)
+			;
+		if (j == ns)
+			sizes[ns++] = q->bytes;
+	}
+	qsort(sizes, ns, sizeof(sizes[0]), cmp_size);
+	return ns;
+}
+
 /* a round's LoP costs (v[0], v[1] as lop_at_size) on n ranks: the model at
  * the kernels' measured sizes, interpolated linearly in the round's bytes s;
  * past the largest size, LogGP's G per further byte and message */
@@ -105,7 +143,7 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 	const char *rv = r->kind == IBC_PATTERN_ROUND_WRITE ? "rtt-write-1n" : "rtt-send-1n";
 	const char *ov = r->kind == IBC_PATTERN_ROUND_WRITE ? "os-write" : "os-send";
 	int k = r->kind == IBC_PATTERN_ROUND_MCAST ? 1 : r->out > r->in ? r->out : r->in;
-	size_t sizes[MAX_SIZES], ns = 0, i, j;
+	size_t sizes[MAX_SIZES], ns, i;
 	const struct ibc_logp_loggp *g;
 	double t0[2], t1[2], x;
 	int m;
@@ -115,19 +153,9 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 		k = 1;
 	if (r->kind == IBC_PATTERN_ROUND_MCAST)
 		*notes |= NOTE_MCAST;
-	for (i = 0; i < pr->npts && ns < MAX_SIZES; i++) {
-		const struct ibc_logp_point *q = &pr->pts[i];
-
-		if (strcmp(q->variant, rv) != 0 || strcmp(q->xport, xport) != 0)
-			continue;
-		for (j = 0; j < ns && sizes[j] != q->bytes; j++)
-			;
-		if (j == ns)
-			sizes[ns++] = q->bytes;
-	}
+	ns = kernel_sizes(pr, xport, rv, sizes);
 	if (ns == 0)
 		return;
-	qsort(sizes, ns, sizeof(sizes[0]), cmp_size);
 	if (s <= sizes[0] || ns == 1) {
 		lop_at_size(pr, xport, rv, ov, sizes[0], n, k, notes, t0);
 		i = 0;
@@ -162,6 +190,70 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 	v[1] = t0[1] + x;
 }
 
+/* ------------------------------------------------------------ copies ---- */
+
+/* One operation of s bytes by a kernel measured at p = 1 (copy: a memcpy
+ * from this rank's own memory; copy-peer: out of memory a peer has just
+ * written; os-write-user: posting a write into a peer's user memory) on n
+ * ranks, its p50: at the measured sizes; linear in s between them; below
+ * the smallest, the smallest's; past the largest, the line through the
+ * last two (one size: proportional to s), note size>max.  NAN when not
+ * measured. */
+static double kernel_at(const struct ibc_logp_params *pr, const char *xport, const char *kv,
+		       size_t s, int n, unsigned *notes)
+{
+	size_t sizes[MAX_SIZES], ns = kernel_sizes(pr, xport, kv, sizes), i;
+	double c0, c1, x;
+
+	if (ns == 0)
+		return NAN;
+	if (s <= sizes[0] || ns == 1) {
+		c0 = ibc_logp_params_value(pr, xport, kv, 1, sizes[0], n, 1, notes);
+		if (s <= sizes[0])
+			return c0;
+		*notes |= NOTE_SIZE;
+		return c0 * (double)s / (double)sizes[0];
+	}
+	for (i = 0; i + 2 < ns && sizes[i + 1] < s; i++)
+		;
+	c0 = ibc_logp_params_value(pr, xport, kv, 1, sizes[i], n, 1, notes);
+	c1 = ibc_logp_params_value(pr, xport, kv, 1, sizes[i + 1], n, 1, notes);
+	x = ((double)s - (double)sizes[i]) / ((double)sizes[i + 1] - (double)sizes[i]);
+	if (s > sizes[i + 1])
+		*notes |= NOTE_SIZE;
+	return c0 + (c1 - c0) * x;
+}
+
+/* A round's local copies (pattern.h), of blocks of m bytes; an eager
+ * message of s <= eager bytes adds its copy in (own memory) and out (what
+ * the peer wrote).  0 for a round without copies; NAN when it has some and
+ * the copy kernels were not measured. */
+static double copy_round(const struct ibc_logp_params *pr, const char *xport,
+			 const struct ibc_pattern_round *r, size_t m, size_t s, size_t eager, int n,
+			 unsigned *notes)
+{
+	double c = 0;
+
+	if (r->copies > 0)
+		c += (double)r->copies * kernel_at(pr, xport, "copy", m, n, notes);
+	if (r->copies_peer > 0)
+		c += (double)r->copies_peer * kernel_at(pr, xport, "copy-peer", m, n, notes);
+	if (r->eager && s <= eager)
+		c += kernel_at(pr, xport, "copy", s, n, notes) +
+		     kernel_at(pr, xport, "copy-peer", s, n, notes);
+	return c;
+}
+
+/* a round's writes into user memory: each a post of os-write-user at the
+ * block's size m (0 without; NAN when that kernel was not measured) */
+static double user_round(const struct ibc_logp_params *pr, const char *xport,
+			 const struct ibc_pattern_round *r, size_t m, int n, unsigned *notes)
+{
+	if (r->user_writes <= 0)
+		return 0;
+	return (double)r->user_writes * kernel_at(pr, xport, "os-write-user", m, n, notes);
+}
+
 /* ----------------------------------------------------------- LogGP ----- */
 
 static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
@@ -183,7 +275,7 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 	o = fmax(g->o, 0);
 	gap = fmax(g->g, 0);
 	L = fmax(g->L, 0);
-	if (o != g->o || gap != g->g || L != g->L || G < 0)
+	if (o != g->o || gap != g->g || L != g->L || G < 0 || g->held)
 		*notes |= NOTE_GGP0;
 	G = fmax(G, 0);
 	if (k < 1)
@@ -208,18 +300,20 @@ static double pred_guard(double v, const char *missing, const char **why)
 	return v;
 }
 
-/* The three models over the rounds of (fam, variant) on n ranks. */
+/* The three models over the rounds of (fam, variant) on n ranks, messages
+ * of up to eager bytes eager; each round's copies and writes into user
+ * memory added to every model. */
 static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_family *fam,
 		   const char *variant, const char *xport, int n, long fanin, size_t bytes,
-		   struct pred *out)
+		   size_t eager, struct pred *out)
 {
 	struct {
 		struct ibc_pattern_round r;
-		double lop[2], loggp;
+		double lop[2], loggp, copy, user;
 	} memo[MEMO];
 	struct ibc_pattern_round *r;
 	int m = fam->rounds(variant, n, fanin, NULL, 0), k, nmemo = 0;
-	double raw[NMOD] = { 0, 0, 0 };
+	double raw[NMOD] = { 0, 0, 0 }, msg[NMOD];
 
 	memset(out, 0, sizeof(*out));
 	if (m < 0)
@@ -244,10 +338,20 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 			memo[j].r = r[k];
 			lop_round(pr, xport, &r[k], s, n, &out->notes, memo[j].lop);
 			memo[j].loggp = loggp_round(pr, xport, &r[k], s, n, &out->notes);
+			memo[j].copy = copy_round(pr, xport, &r[k], bytes > 0 ? bytes : 1, s, eager, n,
+						  &out->notes);
+			memo[j].user = user_round(pr, xport, &r[k], bytes > 0 ? bytes : 1, n,
+						  &out->notes);
 		}
 		raw[M_LOP] += memo[j].lop[0];
 		raw[M_LRTT] += memo[j].lop[1];
 		raw[M_LOGGP] += memo[j].loggp;
+		out->copy_us += memo[j].copy;
+		out->user_us += memo[j].user;
+	}
+	for (k = 0; k < NMOD; k++) {
+		msg[k] = raw[k];
+		raw[k] += out->copy_us + out->user_us;
 	}
 	if (isfinite(raw[M_LOP]) && raw[M_LOP] <= 0) /* §4.3's o << L(p) does not hold */
 		out->notes |= NOTE_NEG;
@@ -259,6 +363,9 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 				    &out->why[M_LRTT]);
 	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters: no loggp-prtt rows",
 				     &out->why[M_LOGGP]);
+	for (k = 0; k < NMOD; k++)
+		if (isfinite(msg[k]) && !isfinite(out->copy_us + out->user_us))
+			out->why[k] = isfinite(out->copy_us) ? NO_USER : NO_COPY;
 	free(r);
 	return IBC_OK;
 }
@@ -334,7 +441,8 @@ static const char *const model_cols[] = { "suite", "variant", "xport", "ranks", 
 					  "oversub", "measured_us", "measured_as", "p50_us", "lop_us",
 					  "lop_err", "lop_rtt_us", "lop_rtt_err", "loggp_us", "loggp_err",
 					  "rounds", "note", "lop_status", "lop_rtt_status",
-					  "loggp_status", "best", "best_err" };
+					  "loggp_status", "best", "best_err", "copy_us",
+					  "user_write_us" };
 #define NMODEL (sizeof(model_cols) / sizeof(model_cols[0]))
 static const char *const extra_cols[] = { "suite", "variant", "xport", "ranks", "bytes", "fanin",
 					  "lop_us", "lop_rtt_us", "loggp_us", "rounds", "method", "note",
@@ -363,18 +471,20 @@ static int row_oversub(const struct ibc_logp_model_opts *o, const struct ibc_csv
 	return *meas_over;
 }
 
-/* the measured rows, predicted; per algorithm errors into a */
+/* the measured rows, predicted; per algorithm errors into a; score: rows
+ * within +-20% by the closest model, rows scored, rows that could be
+ * scored but no model predicts */
 static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
 			const struct ibc_logp_params *pr, struct ibc_csv_writer *w,
-			struct alg_err *a, size_t *na, size_t *npred, int *nwithin, int *nscored)
+			struct alg_err *a, size_t *na, size_t *npred, int *score)
 {
 	size_t r;
 	int rc = IBC_OK;
 
 	if (o->out != NULL)
-		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s %-7s  %s\n",
+		fprintf(o->out, "%-9s %-11s %-5s %5s %8s %5s %10s %10s %7s %10s %7s %10s %7s %-7s %8s %8s  %s\n",
 			"suite", "variant", "xport", "N", "bytes", "fanin", "meas_us", "LoP_us", "err",
-			"LoPrtt_us", "err", "LogGP_us", "err", "best", "note");
+			"LoPrtt_us", "err", "LogGP_us", "err", "best", "copy_us", "user_us", "note");
 	for (r = 0; r + 1 < t->nrows && rc == IBC_OK; r++) {
 		const char *suite = ibc_csv_str(t, r, "suite"), *variant = ibc_csv_str(t, r, "variant");
 		const char *xport = ibc_csv_str(t, r, "xport");
@@ -396,7 +506,7 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		oversub = row_oversub(o, t, r, &meas_over);
 		memset(&p, 0, sizeof(p));
 		if (!oversub && predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes,
-					&p) != IBC_OK)
+					row_eager(t, r), &p) != IBC_OK)
 			continue;
 		for (m = 0; m < NMOD; m++) {
 			if (oversub)
@@ -433,6 +543,10 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			fp[21] = mod_names[best];
 			fmtd(f[22], 96, err[best]);
 		}
+		if (!oversub) {
+			fmtd(f[23], 96, p.copy_us);
+			fmtd(f[24], 96, p.user_us);
+		}
 		rc = ibc_csv_writer_row(w, fp);
 		(*npred)++;
 		ae = oversub || meas_over ? NULL : alg_get(a, na, suite, variant);
@@ -443,14 +557,16 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			}
 		if (ae != NULL && best >= 0) {
 			ae->wins[best]++;
-			(*nscored)++;
-			*nwithin += fabs(err[best]) <= 0.2;
+			score[1]++;
+			score[0] += fabs(err[best]) <= 0.2;
 		}
+		score[2] += ae != NULL && best < 0;
 		if (o->out == NULL)
 			continue;
-		fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s %-7s  %s\n",
+		fprintf(o->out, "%-9s %-11s %-5s %5d %8zu %5s %10.3f %10s %7s %10s %7s %10s %7s %-7s %8s %8s  %s\n",
 			suite, variant, xport, n, bytes, fp[5], meas, cellv[0], f[11], cellv[1], f[13],
-			cellv[2], f[15], best >= 0 ? mod_names[best] : "-", note);
+			cellv[2], f[15], best >= 0 ? mod_names[best] : "-", f[23][0] ? f[23] : "-",
+			f[24][0] ? f[24] : "-", note);
 		if (oversub)
 			fprintf(o->out, "%42s %s\n", "", NOT_MODELLED);
 		for (m = 0; !oversub && m < NMOD; m++)
@@ -499,7 +615,7 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 			struct pred p;
 
 			if (predict(pr, fam, variant, xport, extra_n[e], *fanc ? (long)num(fanc) : 0,
-				    (size_t)num(bc), &p) != IBC_OK)
+				    (size_t)num(bc), row_eager(t, r), &p) != IBC_OK)
 				continue;
 			for (i = 0; i < NEXTRACOLS; i++) {
 				f[i][0] = '\0';
@@ -575,7 +691,7 @@ static int fanin_one(const struct ibc_logp_model_opts *o, const struct ibc_csv_t
 	for (l = 1; !oversub && ibc_pattern_fanin_distinct(l, n); l = 2 * l + 1) {
 		struct pred p;
 
-		if (predict(pr, fam, "rgm", xport, n, l, (size_t)num(bytes), &p) != IBC_OK)
+		if (predict(pr, fam, "rgm", xport, n, l, (size_t)num(bytes), SIZE_MAX, &p) != IBC_OK)
 			continue;
 		for (m = 0; m < NMOD; m++) {
 			if (p.why[m] != NULL && bl[m] == 0)
@@ -692,6 +808,32 @@ static int fanin_choice(const struct ibc_logp_model_opts *o, const struct ibc_cs
 	return rc;
 }
 
+static int has_kernel(const struct ibc_logp_params *pr, const char *kv)
+{
+	size_t i;
+
+	for (i = 0; i < pr->npts && strcmp(pr->pts[i].variant, kv) != 0; i++)
+		;
+	return i < pr->npts;
+}
+
+/* whether the run measured the copy and user-write kernels, said on out */
+static void copy_term_say(FILE *out, const struct ibc_logp_params *pr)
+{
+	if (has_kernel(pr, "copy") && has_kernel(pr, "copy-peer"))
+		fprintf(out, "copy term: each algorithm's local copies per call (copy_us), costed by the "
+			"logp kernels copy and copy-peer, added to every model\n");
+	else
+		fprintf(out, "copy term: absent (%s: no copy or copy-peer rows); an algorithm that "
+			"copies gets no prediction\n", pr->run_id);
+	if (has_kernel(pr, "os-write-user"))
+		fprintf(out, "user-write term: each write into a peer's user memory (user_us), costed by "
+			"the logp kernel os-write-user, added to every model\n");
+	else
+		fprintf(out, "user-write term: absent (%s: no os-write-user rows); an algorithm that "
+			"writes into user memory gets no prediction\n", pr->run_id);
+}
+
 static int writer(const char *dir, const char *name, const char *const *cols, size_t n,
 		  struct ibc_csv_writer **w)
 {
@@ -714,7 +856,7 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 	const char *fd = o->fits_dir != NULL ? o->fits_dir : o->dir;
 	char path[4200];
 	size_t na = 0, npred = 0, i;
-	int rc, k, m, nwithin = 0, nscored = 0;
+	int rc, k, m, score[3] = { 0, 0, 0 };
 
 	rc = ibc_logp_params_load(fd, &pr);
 	if (rc != IBC_OK)
@@ -734,10 +876,11 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 		if (o->pus > 0)
 			fprintf(o->out, " (--pus %d per node)", o->pus);
 		fprintf(o->out, ")\n");
+		copy_term_say(o->out, &pr);
 	}
 	rc = writer(o->dir, "lop-model.csv", model_cols, NMODEL, &w[0]);
 	if (rc == IBC_OK)
-		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred, &nwithin, &nscored);
+		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred, score);
 	if (rc == IBC_OK && npred == 0) {
 		ibc_error("logp model: %s has no rows the model predicts (barrier or all-to-all "
 			  "algorithms of ibchar)", path);
@@ -760,7 +903,10 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 				a[i].variant, 100 * e[0], 100 * e[1], 100 * e[2],
 				best < 0 ? "-" : mod_names[best], a[i].wins[0], a[i].wins[1], a[i].wins[2]);
 		}
-		fprintf(o->out, "rows within +-20%% by the closest model: %d of %d\n", nwithin, nscored);
+		fprintf(o->out, "rows within +-20%% by the closest model: %d of %d", score[0], score[1]);
+		if (score[2] > 0)
+			fprintf(o->out, " (and %d rows no model predicts: no prediction)", score[2]);
+		fprintf(o->out, "\n");
 	}
 	if (rc == IBC_OK)
 		rc = writer(o->dir, "lop-extrapolation.csv", extra_cols, NEXTRACOLS, &w[1]);

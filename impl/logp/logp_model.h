@@ -23,6 +23,14 @@
  * interpolates linearly in the round's bytes (past the largest, LogGP's G
  * per further byte and message, flagged size>max).
  *
+ * Copies: a round also carries the algorithm's local copies (pattern.h:
+ * copies, copies_peer, eager), costed by the logp kernels copy (a memcpy
+ * from the rank's own memory) and copy-peer (out of memory a peer has just
+ * written), p50, linear in the bytes between their sizes, and added to
+ * every model (column copy_us).  A run without those rows predicts no
+ * algorithm that copies ("no prediction: no copy rows ..."); stdout says
+ * whether the copy term is there.
+ *
  * Outputs (beside results.csv):
  * Every value leaves through one guard: a prediction that is not finite
  * (a kernel without a usable fit or row) or is <= 0 is empty in the CSVs,
@@ -40,7 +48,8 @@
  *     < 0 held at 0, oversub), lop_status, lop_rtt_status,
  *     loggp_status ("ok", "no prediction: ..", "not modelled
  *     (oversubscribed)"), best (the model closest to the measurement),
- *     best_err
+ *     best_err, copy_us (the copy term in each model's value; empty: not
+ *     costed)
  *   lop-extrapolation.csv: the same algorithms at N = 1 K, 4 K, 16 K and
  *     64 K, method "model-eval" (the model evaluated over the pattern's
  *     rounds: no contention, no simulator), with the status columns

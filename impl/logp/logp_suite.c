@@ -18,8 +18,10 @@
 #define PAD8(n) (((n) + 7) & ~(size_t)7)
 #define PRTT_PROBES 21
 #define MAX_P 1024 /* peers per kernel */
+#define COPY_N 16  /* copies per sample of the copy kernel (copy-peer: 1) */
+#define CACHE_LINE 64
 
-enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT };
+enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_COPY, LK_COPY_PEER };
 
 struct lk_arg {
 	enum lk_kind kind;
@@ -28,6 +30,7 @@ struct lk_arg {
 	int inl;       /* inline */
 	int prtt_n;    /* PRTT: messages */
 	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
+	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
 };
 
 /* --validate: every message of an iteration has its own source slot (one
@@ -54,6 +57,8 @@ struct lk_inst {
 	int bad_from, bad_k;
 	size_t bad_off;
 	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
+	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory) */
+	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
 };
 
 /* a message of an iteration as one end sees it */
@@ -76,7 +81,7 @@ static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 		snprintf(why, cap, "needs 2 ranks or more");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	if (a->kind != LK_PRTT && (p < 1 || p > n - 1 || p > MAX_P)) {
+	if (a->kind != LK_PRTT && a->kind < LK_COPY && (p < 1 || p > n - 1 || p > MAX_P)) {
 		snprintf(why, cap, "p = %ld peers needs N >= %ld ranks", p, p + 1);
 		return IBC_ERR_UNSUPPORTED;
 	}
@@ -384,6 +389,72 @@ static int prtt_delay(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	return rc;
 }
 
+/* --validate, untimed: each copy holds what it copied (what copy-peer's
+ * peer wrote is checked as messages, received_check) */
+static void copy_check(struct ibc_suite_op *o, struct lk_inst *in, const unsigned char *const *src,
+		       int n)
+{
+	int k;
+	size_t i;
+
+	for (k = 0; k < n; k++) {
+		const unsigned char *d = in->dst + (size_t)k * in->slot;
+
+		for (i = 0; i < in->m && d[i] == src[k][i]; i++)
+			;
+		if (i == in->m)
+			continue;
+		if (in->bad == 0) {
+			in->bad_iter = o->iter;
+			in->bad_from = 0;
+			in->bad_k = k;
+			in->bad_off = i;
+		}
+		in->bad++;
+	}
+}
+
+/* c(m): rank 0's memcpy of m bytes into its own buffers (each copy on
+ * lines of its own), from its own warm source (copy: an all-to-all's
+ * staging and packing; per copy, the mean of COPY_N in a row: one alone is
+ * below the timer's resolution) or out of the slot rank 1 has just written
+ * (copy-peer: a received block copied out, on shm from the writer's cache;
+ * one copy, its first touch of those lines a latency a row of copies would
+ * overlap; at a few bytes its p50 is the timer's floor, an upper bound).
+ * The write and its wait are untimed. */
+static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	const unsigned char *src[COPY_N];
+	int k, n = a->kind == LK_COPY ? COPY_N : 1;
+	uint64_t t0, t1;
+
+	if (a->kind == LK_COPY_PEER && x->rank == 1)
+		return msg_send(x, in, a, 0, 1);
+	if (x->rank != 0)
+		return IBC_OK;
+	src[0] = in->src->addr;
+	if (a->kind == LK_COPY_PEER) {
+		int rc = ibc_xport_wait_u64(x, flag_of(in, 1, 0), FLAG_MIN, WAIT_NS, NULL);
+
+		if (rc != IBC_OK)
+			return rc;
+		src[0] = (const unsigned char *)in->mr->addr + slot_of(in, 1, 0) + in->slot - in->m;
+	}
+	for (k = 1; k < n; k++)
+		src[k] = src[0];
+	t0 = ibc_timer_ticks();
+	for (k = 0; k < n; k++)
+		memcpy(in->dst + (size_t)k * in->slot, src[k], in->m);
+	t1 = ibc_timer_ticks();
+	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0) / n);
+	if (in->validate)
+		copy_check(o, in, src, n);
+	else if (a->kind == LK_COPY_PEER)
+		__atomic_store_n(flag_of(in, 1, 0), 0, __ATOMIC_RELAXED);
+	return IBC_OK;
+}
+
 static int lk_run(struct ibc_suite_op *o)
 {
 	struct lk_inst *in = o->inst;
@@ -405,6 +476,9 @@ static int lk_run(struct ibc_suite_op *o)
 		if (o->ctx->x->rank == 0)
 			ibc_harness_sample_set(o->h, us);
 		return rc;
+	case LK_COPY:
+	case LK_COPY_PEER:
+		return run_copy(o, in, a);
 	}
 	return IBC_ERR_INVAL;
 }
@@ -430,6 +504,10 @@ static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int
 			n = msg_add(l, n, me, out, 0, 1, k, 0);
 		return msg_add(l, n, me, out, 1, 0, 0, 0);
 	}
+	if (a->kind == LK_COPY)
+		return 0;
+	if (a->kind == LK_COPY_PEER)
+		return msg_add(l, n, me, out, 1, 0, 0, 1);
 	for (i = 1; i <= in->p; i++) {
 		switch (a->kind) {
 		case LK_OS:
@@ -554,7 +632,8 @@ static int lk_prepare(struct ibc_suite_op *o)
 		return rc;
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
-	if (a->write || a->kind == LK_OR || x->rank > in->p)
+	if (a->write || a->kind == LK_OR || a->kind == LK_COPY || a->kind == LK_COPY_PEER ||
+	    x->rank > in->p)
 		return IBC_OK;
 	if (x->rank != 0)
 		return recv_post(x, in, 0, 1, 0);
@@ -577,9 +656,30 @@ static int lk_teardown(struct ibc_suite_op *o)
 		(void)ibc_xport_mr_dereg(o->ctx->x, in->src);
 	free(in->rd);
 	free(in->msgs);
+	free(in->dst);
+	free(in->umem);
 	free(in);
 	o->inst = NULL;
 	return IBC_OK;
+}
+
+/* the slots peers write into: mr_alloc'd (on shm a shared segment: a
+ * write is a store), or user memory registered with mr_reg (on shm
+ * reached by process_vm_writev; what DE and the rendezvous write into) */
+static int slots_alloc(struct ibc_xport *x, struct lk_inst *in, int user, size_t len)
+{
+	unsigned acc = IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE;
+
+	if (!user)
+		return ibc_xport_mr_alloc(x, len, acc, &in->mr);
+	if (!x->caps.user_mem)
+		return IBC_ERR_UNSUPPORTED;
+	if (posix_memalign(&in->umem, 4096, len) != 0) {
+		in->umem = NULL;
+		return IBC_ERR_NOMEM;
+	}
+	memset(in->umem, 0, len);
+	return ibc_xport_mr_reg(x, in->umem, len, acc, &in->mr);
 }
 
 static int lk_setup(struct ibc_suite_op *o)
@@ -597,17 +697,19 @@ static int lk_setup(struct ibc_suite_op *o)
 	o->inst = in;
 	in->m = o->pt->bytes > 0 ? o->pt->bytes : 1;
 	in->slot = PAD8(in->m);
-	in->p = a->kind == LK_PRTT ? 1 : (int)o->fanin;
+	if (a->kind >= LK_COPY) /* each copy of a sample on lines of its own */
+		in->slot = (in->m + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	in->p = a->kind == LK_PRTT || a->kind >= LK_COPY ? 1 : (int)o->fanin;
 	in->validate = o->ctx->cli->validate;
 	in->kmax = in->validate && a->kind == LK_PRTT ? a->prtt_n : 1;
 	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
 	/* an iteration's messages at one rank: 2 per peer, or PRTT's n + 1 */
 	in->msgs = calloc((size_t)(2 * in->p + IBC_LOGP_PRTT_N + 1), sizeof(*in->msgs));
-	rc = in->rd == NULL || in->msgs == NULL ? IBC_ERR_NOMEM : IBC_OK;
+	in->dst = a->kind >= LK_COPY ? malloc(in->slot * COPY_N) : NULL;
+	rc = in->rd == NULL || in->msgs == NULL || (a->kind >= LK_COPY && in->dst == NULL)
+		     ? IBC_ERR_NOMEM : IBC_OK;
 	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, in->slot * (size_t)x->size * (size_t)in->kmax,
-					IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE,
-					&in->mr);
+		rc = slots_alloc(x, in, a->user, in->slot * (size_t)x->size * (size_t)in->kmax);
 	if (rc == IBC_OK)
 		rc = ibc_xport_mr_alloc(x, in->validate ? in->slot * (size_t)x->size * (size_t)in->kmax
 							: in->slot,
@@ -632,27 +734,32 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	struct lk_inst *in = o->inst;
 	static const char *const kinds[] = { "os", "or", "rtt-1n", "rtt-n1", "prtt" };
 
-	if (a->kind == LK_PRTT)
+	if (a->kind >= LK_COPY)
+		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1",
+			 a->kind == LK_COPY ? "own" : "peer");
+	else if (a->kind == LK_PRTT)
 		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
 			 a->prtt_d ? in->d_us : 0.0);
 	else
-		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d", kinds[a->kind],
+		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s", kinds[a->kind],
 			 a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
-			 a->list ? "list" : "single", a->inl, in->p);
+			 a->list ? "list" : "single", a->inl, in->p, a->user ? "user" : "mr_alloc");
 	return IBC_OK;
 }
 
 /* ------------------------------------------------------------ table ---- */
 
 static const struct lk_arg args[] = {
-	{ LK_OS, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0 }, { LK_OS, 0, 1, 0, 0, 0 },
-	{ LK_OS, 0, 1, 1, 0, 0 }, { LK_OS, 1, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0 },
-	{ LK_OS, 1, 1, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0 },
-	{ LK_OR, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0 },
-	{ LK_RTT_1N, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0 }, { LK_RTT_N1, 0, 0, 0, 0, 0 },
-	{ LK_RTT_1N, 1, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0 }, { LK_RTT_N1, 1, 0, 0, 0, 0 },
-	{ LK_PRTT, 0, 0, 0, 1, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0 },
-	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1 },
+	{ LK_OS, 0, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0, 0 }, { LK_OS, 0, 1, 0, 0, 0, 0 },
+	{ LK_OS, 0, 1, 1, 0, 0, 0 }, { LK_OS, 1, 0, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0, 0 },
+	{ LK_OS, 1, 1, 0, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0, 0 },
+	{ LK_OR, 0, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0, 0 }, { LK_RTT_N1, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0, 0 }, { LK_RTT_N1, 1, 0, 0, 0, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, 1, 0, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1, 0 },
+	{ LK_COPY, 1, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0 },
+	{ LK_OS, 1, 0, 0, 0, 0, 1 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -667,6 +774,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		[LK_RTT_1N] = "RTT(p) 1:n: rank 0 to p peers and their answers, per peer",
 		[LK_RTT_N1] = "RTT(p) n:1: p peers to rank 0 and its answers, per peer",
 		[LK_PRTT] = "LogGP: PRTT(n, d, s) between ranks 0 and 1",
+		[LK_COPY] = "c(s): a local memcpy of s bytes from rank 0's own warm buffer",
+		[LK_COPY_PEER] = "c_peer(s): rank 0's memcpy of s bytes rank 1 has just written to it",
 	};
 	size_t i, n = 0;
 
@@ -676,8 +785,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 
 		switch (a->kind) {
 		case LK_OS:
-			snprintf(names[i], sizeof(names[i]), "os-%s%s%s", op, a->list ? "-list" : "",
-				 a->inl ? "-inline" : "");
+			snprintf(names[i], sizeof(names[i]), "os-%s%s%s%s", op, a->list ? "-list" : "",
+				 a->inl ? "-inline" : "", a->user ? "-user" : "");
 			break;
 		case LK_OR:
 			snprintf(names[i], sizeof(names[i]), "or%s", a->list ? "-list" : "");
@@ -691,17 +800,26 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",
 				 a->prtt_n == 1 ? "1" : a->prtt_d ? "d" : "n");
 			break;
+		case LK_COPY:
+		case LK_COPY_PEER:
+			snprintf(names[i], sizeof(names[i]), "copy%s", a->kind == LK_COPY ? "" : "-peer");
+			break;
 		}
-		if (a->kind == LK_PRTT)
+		if (a->kind >= LK_COPY)
+			snprintf(descs[i], sizeof(descs[i]), "%s (the all-to-alls' local copies)",
+				 what[a->kind]);
+		else if (a->kind == LK_PRTT)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
 				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");
 		else
-			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s)", what[a->kind],
+			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s%s)", what[a->kind],
 				 a->kind == LK_OR ? "recv" : op, a->list ? ", one post list" : ", one call each",
-				 a->inl ? ", inline" : "");
+				 a->inl ? ", inline" : "",
+				 a->user ? ", into the peers' user memory (mr_reg)" : "");
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
-			.flags = (a->kind == LK_PRTT ? 0 : IBC_SUITE_V_FANIN) | IBC_SUITE_V_NO_B2B |
+			.flags = (a->kind == LK_PRTT || a->kind >= LK_COPY ? 0 : IBC_SUITE_V_FANIN) |
+				 IBC_SUITE_V_NO_B2B |
 				 IBC_SUITE_V_ONE_SIDED,
 			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
 			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,

@@ -142,10 +142,22 @@ enum ibc_pattern_round_kind {
 	IBC_PATTERN_ROUND_MCAST = 2   /* one multicast datagram to everyone */
 };
 
+/* An algorithm's local copies in the round (0 from the schedules here; its
+ * own rounds callback adds them): `copies` blocks it copies from memory it
+ * wrote itself (staging, packing, its own block), `copies_peer` blocks out
+ * of memory a peer has just written (received blocks copied out); `eager`:
+ * the round's message goes through a message layer that copies it in on the
+ * sending side and out on the receiving side when it is eager (its bytes
+ * up to the eager limit), as one copy of the message each.  `user_writes`:
+ * blocks the rank writes one-sidedly into a peer's user memory (registered
+ * with mr_reg; on shm process_vm_writev) beside the round's messages. */
 struct ibc_pattern_round {
 	int out, in;
 	long blocks;
 	enum ibc_pattern_round_kind kind;
+	int eager;
+	long copies, copies_peer;
+	long user_writes;
 };
 
 /* Each fills at most cap rounds and returns how many the schedule has (so a

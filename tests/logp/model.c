@@ -47,6 +47,12 @@ static double rtt_w(double p, double k) { return k * (2 + 4 / p); }
 static double rtt_s(double p, double k) { return k * (3 + 4 / p); }
 static double os_w(double p, double k) { return k * (0.1 + 0.2 / p); }
 static double os_s(double p, double k) { return k * (0.2 + 0.2 / p); }
+/* the copy kernels at 1 and 4096 B; a line between and past them */
+static double cp_own(double s) { return 0.01 + 0.04 * (s - 1) / 4095; }
+static double cp_peer(double s) { return 0.02 + 0.08 * (s - 1) / 4095; }
+/* a post of a write into user memory (os-write-user) */
+static double os_u(double p, double k) { return k * (1.0 + 0.2 / p); }
+static int with_copies = 1;
 
 static void kernels(void)
 {
@@ -62,11 +68,18 @@ static void kernels(void)
 			row("logp", "rtt-send-1n", 8, sizes[s], p, rtt_s(p, k), "");
 			row("logp", "os-write", 8, sizes[s], p, os_w(p, k), "");
 			row("logp", "os-send", 8, sizes[s], p, os_s(p, k), "");
+			if (with_copies)
+				row("logp", "os-write-user", 8, sizes[s], p, os_u(p, k), "");
 		}
 		/* LogGP: PRTT(1) = 2, g(s) = 0.5 + (s - 1) 1e-4, o = 0.3, d = 2 */
 		row("logp", "loggp-prtt1", 8, sizes[s], 0, 2.0, "");
 		row("logp", "loggp-prttn", 8, sizes[s], 0, 2.0 + 15 * g, "");
 		row("logp", "loggp-prttd", 8, sizes[s], 0, 2.0 + 15 * (0.3 + 2.0), "d_us=2.000");
+		if (!with_copies)
+			continue;
+		row("logp", "copy", 8, sizes[s], 0, cp_own((double)sizes[s]), "kernel=copy;from=own;p=1");
+		row("logp", "copy-peer", 8, sizes[s], 0, cp_peer((double)sizes[s]),
+		    "kernel=copy;from=peer;p=1");
 	}
 }
 
@@ -96,10 +109,140 @@ static const char *scell(const struct ibc_csv_table *t, const char *variant, int
 	return "";
 }
 
+/* the copy term per algorithm, N = 8, 4 KiB blocks (the kernels' size) */
+static void copies_check(const struct ibc_csv_table *t)
+{
+	double hcube = 40 * cp_own(4096) + 3 * (cp_own(16384) + cp_peer(16384));
+	/* two rounds of signals to 7 peers; the 7 blocks posted into user memory */
+	double de_rtt = 2 * 7 * rtt_w(7, 1) / 2 + 7 * os_u(1, 2) + cp_own(4096);
+	/* per peer: RTS, CTS, FIN (sends, k = 1), the block into user memory */
+	double direct_rtt = 7 * (3 * rtt_s(1, 1) / 2 + os_u(1, 2)) + cp_own(4096);
+
+	tap_is_double_within(cell(t, "hrwg", 8, "", "copy_us"), 9 * 0.05 + 7 * 0.10, 1e-6,
+			     "copies hrwg N=8: 8 blocks staged, its own out, 7 received out = 1.15");
+	tap_is_double_within(cell(t, "hypercube", 8, "", "copy_us"), hcube, 1e-3 * hcube,
+			     "copies hypercube N=8: 40 own blocks, 3 eager 16 KiB messages in and "
+			     "out = %.4f", hcube);
+	tap_is_double_within(cell(t, "direct", 8, "", "copy_us"), 0.05, 1e-6,
+			     "copies direct: its own block only (rendezvous, no eager copies)");
+	tap_is_double_within(cell(t, "de", 8, "", "copy_us"), 0.05, 1e-6,
+			     "copies de: its own block only (zero copy)");
+	tap_is_double_within(cell(t, "de", 8, "", "lop_rtt_us"), de_rtt, 1e-3,
+			     "LoP-RTT de N=8: the addresses' round, the flags' round, 7 writes into user "
+			     "memory, its copy = %.4f", de_rtt);
+	tap_is_double_within(cell(t, "de", 8, "", "user_write_us"), 7 * os_u(1, 2), 1e-6,
+			     "user writes de N=8: 7 posts of os-write-user at 4 KiB");
+	tap_is_double_within(cell(t, "direct", 8, "", "lop_rtt_us"), direct_rtt, 1e-3,
+			     "LoP-RTT direct N=8: 7 x (RTS, CTS, FIN, a write into user memory), its "
+			     "copy = %.4f", direct_rtt);
+	tap_is_double_within(cell(t, "hrwg", 8, "", "user_write_us"), 0, 1e-12,
+			     "user writes hrwg: none (its buffer is mr_alloc'd)");
+	tap_is_double_within(cell(t, "rds", 8, "", "copy_us"), 0, 1e-12, "copies rds: none");
+}
+
+/* A run without the copy kernels (before them): the barriers still
+ * predicted; an algorithm that copies is "no prediction" with the reason,
+ * no number, and stdout says the copy term is absent. */
+static void test_nocopy(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	char dir[] = "/tmp/ibc-lopncXXXXXX", path[256], cmd[300], line[1024];
+	static const char *const st[] = { "lop_status", "lop_rtt_status", "loggp_status" };
+	static const char *const us[] = { "lop_us", "lop_rtt_us", "loggp_us" };
+	struct ibc_csv_table *t = NULL;
+	int said = 0, k;
+	FILE *out;
+
+	if (mkdtemp(dir) == NULL)
+		tap_bail_out("mkdtemp");
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
+		tap_bail_out("writing %s", path);
+	with_copies = 0;
+	kernels();
+	with_copies = 1;
+	row("barrier", "rds", 8, 0, 0, 10.0, "");
+	row("alltoall", "hrwg", 8, 4096, 0, 10.0, "");
+	row("alltoall", "de", 8, 4096, 0, 10.0, "");
+	ibc_csv_writer_close(w);
+	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "no copy rows: fits written");
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	out = fopen(path, "w");
+	mo.dir = dir;
+	mo.out = out;
+	tap_is_int(ibc_logp_model_run(&mo), IBC_OK, "no copy rows: model run");
+	fclose(out);
+	out = fopen(path, "r");
+	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
+		said += strstr(line, "copy term: absent") != NULL ||
+			strstr(line, "user-write term: absent") != NULL ||
+			strstr(line, "1 of 1 (and 2 rows no model predicts: no prediction)") != NULL;
+	if (out != NULL)
+		fclose(out);
+	tap_is_int(said, 3, "no copy rows: stdout says the copy and user-write terms are absent, "
+			    "and counts the rows without a prediction");
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		tap_ok(strtod(scell(t, "rds", 8, "", "lop_rtt_us"), NULL) > 0,
+		       "no copy rows: rds (no copies) still predicted");
+		for (k = 0; k < 3; k++) {
+			tap_is_str(scell(t, "hrwg", 8, "", us[k]), "", "no copy rows: hrwg %s empty", us[k]);
+			tap_ok(strncmp(scell(t, "hrwg", 8, "", st[k]), "no prediction: no copy rows", 27) == 0,
+			       "... %s '%s'", st[k], scell(t, "hrwg", 8, "", st[k]));
+		}
+		tap_is_str(scell(t, "hrwg", 8, "", "copy_us"), "", "... copy_us empty");
+		tap_is_str(scell(t, "de", 8, "", "lop_rtt_us"), "", "no copy rows: de no number");
+		tap_ok(strncmp(scell(t, "de", 8, "", "lop_rtt_status"), "no prediction: no ", 18) == 0,
+		       "... '%s'", scell(t, "de", 8, "", "lop_rtt_status"));
+		ibc_csv_table_free(t);
+	} else {
+		tap_ok(0, "no copy rows: lop-model.csv written");
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
+}
+
 static int a2a_rounds(const char *v, int n, long fanin, struct ibc_pattern_round *r, int cap)
 {
 	(void)fanin;
 	return ibc_alltoall_alg_rounds(v, n, r, cap);
+}
+
+/* logp-derived.csv of a run whose o_s exceeds RTT/2: no value < 0; L
+ * and L_list empty and "not physical" with both sides; LogGP's g < 0
+ * written as 0, "held at 0" */
+static void derived_check(const char *dir)
+{
+	struct ibc_csv_table *t = NULL;
+	char path[256];
+	int neg = 0, marked = 0, bad = 0, held = 0;
+	size_t r;
+
+	snprintf(path, sizeof(path), "%s/logp-derived.csv", dir);
+	if (ibc_csv_read(path, &t) != IBC_OK) {
+		tap_ok(0, "negative: logp-derived.csv readable");
+		return;
+	}
+	for (r = 0; r + 1 < t->nrows; r++) {
+		const char *q = ibc_csv_cell(t, r, "quantity"), *v = ibc_csv_cell(t, r, "value_us");
+		const char *st = ibc_csv_cell(t, r, "status");
+
+		neg += strtod(v, NULL) < 0;
+		if (q[0] == 'L') {
+			int m = strncmp(st, "not physical: o_s(p) + o_s(1) = ", 32) == 0 ||
+				strncmp(st, "not physical: p o_s(p) + o_s(1) = ", 34) == 0;
+
+			marked += m && v[0] == '\0' && strstr(st, "exceeds RTT(p)/2 = ") != NULL;
+			bad += !m && strcmp(st, "ok") != 0;
+		}
+		held += strcmp(q, "loggp_g") == 0 && strcmp(v, "0") == 0 &&
+			strncmp(st, "held at 0: ", 11) == 0;
+	}
+	tap_is_int(neg, 0, "derived: no value < 0 (%zu rows)", t->nrows - 1);
+	tap_ok(marked > 0 && bad == 0, "derived: L < 0 empty, 'not physical' with why (%d rows)", marked);
+	tap_is_int(held, 1, "derived: LogGP's g < 0 written as 0, 'held at 0'");
+	ibc_csv_table_free(t);
 }
 
 /* A post overhead larger than half the RTT: §4.4's L(k) < 0, so LoP's
@@ -126,6 +269,10 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 		row("logp", "os-write", 8, 1, p, 5 + 0.2 / p, "");
 		row("logp", "os-send", 8, 1, p, 5 + 0.2 / p, "");
 	}
+	/* PRTT(n) below PRTT(1): Netgauge's g < 0 */
+	row("logp", "loggp-prtt1", 8, 1, 0, 2.0, "");
+	row("logp", "loggp-prttn", 8, 1, 0, 1.7, "");
+	row("logp", "loggp-prttd", 8, 1, 0, 2.0 + 15 * (0.3 + 2.0), "d_us=2.000");
 	row("barrier", "rds", 8, 0, 0, 10.0, "");
 	row("barrier", "rgm", 8, 0, 3, 10.0, "");
 	row("barrier", "rgm", 8, 0, 7, 12.0, "");
@@ -134,6 +281,7 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 	row_over = "0";
 	ibc_csv_writer_close(w);
 	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "negative: fits written");
+	derived_check(dir);
 
 	snprintf(path, sizeof(path), "%s/stdout", dir);
 	out = fopen(path, "w");
@@ -165,6 +313,8 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 		       "negative: ... lop_status '%s'", scell(t, "rds", 8, "", "lop_status"));
 		tap_ok(strtod(scell(t, "rds", 8, "", "lop_rtt_us"), NULL) > 0,
 		       "negative: LoP-RTT still predicts (%s)", scell(t, "rds", 8, "", "lop_rtt_us"));
+		tap_ok(strstr(scell(t, "rds", 8, "", "note"), "loggp<0->0") != NULL,
+		       "negative: LogGP's g held at 0 noted (%s)", scell(t, "rds", 8, "", "note"));
 		tap_is_str(scell(t, "pe", 16, "", "lop_status"), "not modelled (oversubscribed)",
 			   "oversubscribed row: not modelled");
 		tap_is_str(scell(t, "pe", 16, "", "lop_rtt_us"), "", "... no number");
@@ -248,7 +398,11 @@ int main(void)
 	row("barrier", "rgm", 8, 0, 3, 10.0, "");
 	row("barrier", "mpi", 8, 0, 0, 10.0, "");
 	row("alltoall", "bruck", 8, 1, 0, 10.0, "");
-	row("alltoall", "pairwise", 8, 8192, 0, 10.0, "");
+	row("alltoall", "pairwise", 8, 8192, 0, 10.0, "eager_max=4096");
+	row("alltoall", "hrwg", 8, 4096, 0, 10.0, "");
+	row("alltoall", "hypercube", 8, 4096, 0, 10.0, "eager_max=65536");
+	row("alltoall", "direct", 8, 4096, 0, 10.0, "eager_max=8192");
+	row("alltoall", "de", 8, 4096, 0, 10.0, "");
 	ibc_csv_writer_close(w);
 
 	tap_is_int(ibc_logp_model_run(&mo), IBC_ERR_NOTFOUND, "rows but no fits.csv: not found");
@@ -265,9 +419,9 @@ int main(void)
 				v = strtod(ibc_csv_cell(t, r, "r2"), NULL);
 				r2min = v < r2min ? v : r2min;
 			}
-		/* 4 kernels x 2 sizes x 3 statistics */
-		tap_is_int((long long)n, 24, "fits.csv: a row per kernel, size and statistic");
-		tap_is_int((long long)ok, 24, "... each fitted");
+		/* 5 kernels x 2 sizes x 3 statistics */
+		tap_is_int((long long)n, 30, "fits.csv: a row per kernel, size and statistic");
+		tap_is_int((long long)ok, 30, "... each fitted");
 		tap_ok(r2min > 0.9999, "... exactly (R2 min %.6f)", r2min);
 		ibc_csv_table_free(t);
 	}
@@ -285,8 +439,13 @@ int main(void)
 		/* bruck, 1 B blocks: 3 steps of 4 blocks (4 B): between 1 and 4096 B */
 		double t1 = rtt_s(1, 1) / 2 - o1s, t4k = rtt_s(1, 2) / 2 - os_s(1, 2);
 		double bruck = 3 * (t1 + (t4k - t1) * 3.0 / 4095.0);
-		/* pairwise, 8 KiB: past 4096 B, LogGP's G (1e-4 us/B) per further byte */
-		double pairwise = 7 * (t4k + 4096 * 1e-4);
+		/* its copies: the 8 blocks in and out, 4 packed and 4 unpacked per
+		 * step; each step's 4 B message eager, copied in and out */
+		double bruck_cp = 40 * cp_own(1) + 3 * (cp_own(4) + cp_peer(4));
+		/* pairwise, 8 KiB: past 4096 B, LogGP's G (1e-4 us/B) per further byte;
+		 * its own block copied (the copy line past 4096 B), the messages over
+		 * the eager limit (4096): no eager copies */
+		double pairwise = 7 * (t4k + 4096 * 1e-4) + cp_own(8192);
 
 		tap_is_double_within(cell(t, "rds", 8, "", "lop_us"), rds, 1e-3 * rds,
 				     "LoP rds N=8: 3 (RTT(1)/2 - o(1)) = %.4f", rds);
@@ -299,10 +458,16 @@ int main(void)
 				     "LoP pe N=8: the send kernels");
 		tap_is_double_within(cell(t, "rgm", 8, "7", "lop_us"), rgm, 1e-3 * rgm,
 				     "LoP rgm l=7 N=8: o(7) + 7 L(7) + a send = %.4f", rgm);
-		tap_is_double_within(cell(t, "bruck", 8, "", "lop_us"), bruck, 1e-3 * bruck,
-				     "LoP bruck N=8 1 B: sizes interpolated = %.4f", bruck);
+		tap_is_double_within(cell(t, "bruck", 8, "", "lop_us"), bruck + bruck_cp, 1e-3 * bruck,
+				     "LoP bruck N=8 1 B: sizes interpolated, plus its copies = %.4f",
+				     bruck + bruck_cp);
+		tap_is_double_within(cell(t, "bruck", 8, "", "copy_us"), bruck_cp, 1e-3 * bruck_cp,
+				     "copies bruck N=8 1 B: 40 own blocks, 3 eager messages in and out "
+				     "= %.4f", bruck_cp);
 		tap_is_double_within(cell(t, "pairwise", 8, "", "lop_us"), pairwise, 1e-3 * pairwise,
-				     "LoP pairwise N=8 8 KiB: past the sizes by G = %.4f", pairwise);
+				     "LoP pairwise N=8 8 KiB: past the sizes by G, its own block copied, "
+				     "nothing eager = %.4f", pairwise);
+		copies_check(t);
 		/* LogGP: o = 0.3, g = 0.5, L = PRTT(1)/2 - 2 o = 0.4 */
 		tap_is_double_within(cell(t, "rds", 8, "", "loggp_us"), 3 * (0.6 + 0.4), 1e-6,
 				     "LogGP rds N=8: 3 (2o + L)");
@@ -351,6 +516,7 @@ int main(void)
 		tap_ok(0, "lop-fanin.csv written");
 	}
 	test_negative(&mo);
+	test_nocopy(&mo);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		tap_diag("could not remove %s", dir);

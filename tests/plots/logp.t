@@ -94,7 +94,7 @@ der = [r for r in csv.DictReader(open(d + "/logp-derived.csv"))
 n = max(int(r["ranks"]) for r in der)
 b = min(int(r["bytes"]) for r in der if int(r["ranks"]) == n)
 want = {int(r["p"]): float(r["value_us"]) for r in der
-        if int(r["ranks"]) == n and int(r["bytes"]) == b}
+        if int(r["ranks"]) == n and int(r["bytes"]) == b and r["value_us"]}
 got = {int(float(r["x"])): float(r["y"]) for r in csv.DictReader(open(d + "/logp_L.data.csv"))
        if r["series"] == "L(p) measured" and r["panel"].startswith("send")}
 print("%d points" % len(want))

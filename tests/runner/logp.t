@@ -1,18 +1,20 @@
 #!/bin/sh
 # `ibchar run logp barrier alltoall` end to end on shm, and `ibchar model`:
-# every kernel writes rows for p = 1..N-1 at both sizes, fits.csv has a
+# every kernel writes rows for p = 1..N-1 at both sizes (the copy kernels
+# one row per size and N, no fanin), fits.csv has a
 # fitted row per kernel at N = 8 (and says why there is none at N = 2),
 # logp-derived.csv holds L(p), L_list(p) and LogGP's o, g, L, G; the closed
 # loop predicts every barrier and all-to-all algorithm's rows (not the host
 # MPI's; no negative time, oversubscribed rows not modelled), extrapolates
-# to 64 K and picks RGM's fan-in; `ibchar model` again,
+# to 64 K and picks RGM's fan-in, with the copy and user-write terms;
+# `ibchar model` again,
 # with --fits from another directory, and its errors (no fits: exit 1; no
 # directory: exit 2); bad rank counts refused.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-logp"
 tap_tmp logp
-echo "1..13"
+echo "1..14"
 
 timeout 300 "$IBCHAR" run logp barrier alltoall --ranks 2,8 --sizes 1,4096 --iters 50 --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -20,7 +22,7 @@ ok $rc "ibchar run logp barrier alltoall exits 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -10
 R=$tmp/a/results.csv
 # every fan-in kernel at N = 8: p = 1..7 at 1 B (the inline ones too) and 4096 B (not inline)
-bad=$("$BUILD/bin/ibchar-logp" --list | grep -v '^loggp' | while read -r v; do
+bad=$("$BUILD/bin/ibchar-logp" --list | grep -Ev '^(loggp|copy)' | while read -r v; do
 	for b in 1 4096; do
 		case $v-$b in *inline-4096) continue ;; esac
 		c=$(awk -F, -v v="$v" -v b="$b" 'NR > 1 && $2 == "logp" && $3 == v && $9 == 8 &&
@@ -31,6 +33,8 @@ done)
 [ -z "$bad" ]; ok $? "every kernel has p = 1..7 at N = 8, both sizes${bad:+ (short: $bad)}"
 c=$(grep -c ',logp,loggp-prtt[1nd],' "$R")
 [ "$c" -eq 12 ]; ok $? "PRTT kernels: 3 x 2 sizes x 2 N ($c rows)"
+c=$(grep -cE ',logp,copy(-peer)?,ibchar,shm,[^,]*,[^,]*,[^,]*,[28],(1|4096),,' "$R")
+[ "$c" -eq 8 ]; ok $? "copy kernels: 2 x 2 sizes x 2 N, no fanin ($c rows)"
 F=$tmp/a/fits.csv
 c=$(grep -cE ',min,(ov|rtt),8,.*,ok,[0-9.]+,(rtt|ov)[1-6]' "$F")
 [ "$c" -ge 20 ]; ok $? "fits.csv: most of the 28 kernels x sizes fitted at N = 8 (min: $c)"
@@ -48,8 +52,10 @@ for v in rpe rds rgm pe ds; do
 done
 for v in hrwg de bruck pairwise direct; do grep -q "^alltoall,$v,shm,8,4096," "$M" || miss="$miss $v"; done
 [ -z "$miss" ]; ok $? "lop-model.csv predicts every algorithm's rows${miss:+ (missing:$miss)}"
-grep -q "LoP closed loop" "$tmp/sum" && grep -q "per algorithm (rows not oversubscribed), mean |err|" "$tmp/sum"
-ok $? "ibchar run prints the closed loop's table"
+grep -q "LoP closed loop" "$tmp/sum" && grep -q "per algorithm (rows not oversubscribed), mean |err|" "$tmp/sum" &&
+	grep -q "^copy term: each algorithm's local copies" "$tmp/sum" &&
+	grep -q "^user-write term: each write into" "$tmp/sum"
+ok $? "ibchar run prints the closed loop's table, with the copy and user-write terms"
 # N = 8 on fewer than 8 PUs is not modelled; on 8 or more the model picks l
 grep -q '^barrier,rds,shm,65536,1,,[0-9]' "$tmp/a/lop-extrapolation.csv" &&
 	grep -Eq '^shm,2,1,.*,1,[0-9.]+,1\.000,ok$' "$tmp/a/lop-fanin.csv" &&
