@@ -28,8 +28,9 @@ struct ibc_progress_rec {
 	uint32_t point;    /* points begun (one per point of the sweep) */
 	uint32_t bytes;    /* the point's message size */
 	char coll[16];     /* the last bootstrap collective entered */
-	char step[16];     /* "setup", "warm-up", "measure", "teardown" */
-	char variant[32];  /* the first variant of the point */
+	char step[16];     /* "setup", "warm-up", "measure", "validate", "extra phase"
+			    * (the back-to-back loop, counters), "gather" */
+	char variant[32];  /* the step's variant, or "N variants" */
 	char host[40];
 };
 _Static_assert(sizeof(struct ibc_progress_rec) == 128, "a record is 128 bytes");

@@ -362,7 +362,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	const struct ibc_harness_params *p = h->p;
 	struct ibc_boot *b = h->boot;
 	struct ibc_harness_point pt = { 0 };
-	long iters, warmup, i, want, done;
+	long iters, warmup, i, want, done, planned;
 	size_t k, nactive = 0;
 	int rc, agreed, g;
 	double t_start, per_iter, elapsed, budget_end, *d;
@@ -377,6 +377,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		warmup = p->warmup;
 	pt.iters = iters;
 	pt.warmup = warmup;
+	planned = iters;
 	h->st = st;
 	h->nst = n;
 
@@ -520,6 +521,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 				 h->ngroups > 1 ? " of a timed group" : "");
 	}
 	elapsed = ibc_timer_now_us() - t_start;
+	pt.budget_iters = pt.iters < planned ? pt.iters : 0;
 	/* everyone out of the last iteration (a rank still inside an operation
 	 * may need the others' progress, e.g. RGM's NAK answered) */
 	rc = ibc_harness_sync(h);
@@ -527,11 +529,10 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		rc = ops_timed_mark(h, st, n, 1);
 	if (rc != IBC_OK)
 		goto err_abort;
-	point_step(index, st, n, pt.bytes, "check");
-
 	for (k = 0; k < n; k++) {
 		if (!st[k].active)
 			continue;
+		point_step(index, &st[k], 1, pt.bytes, "validate");
 		if (p->validate && st[k].op->validate != NULL) {
 			int v = st[k].op->validate(h, st[k].op->arg);
 
@@ -548,6 +549,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 						  ibc_status_str(agreed));
 			}
 		}
+		point_step(index, &st[k], 1, pt.bytes, "extra phase");
 		if (st[k].op->extra != NULL) {
 			/* the extra phase (counters, a back-to-back loop) is part of
 			 * the run: its failure is the run's */
@@ -575,6 +577,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 			if (rc != IBC_OK)
 				goto err_abort;
 		}
+		point_step(index, &st[k], 1, pt.bytes, "gather");
 		rc = ibc_harness_samples_gather(b, st[k].samples, st[k].all, (size_t)st[k].iters);
 		if (rc != IBC_OK)
 			goto err_abort;

@@ -89,6 +89,8 @@ struct ibc_harness_point {
 	long iters;   /* timed iterations planned (the time budget may cut them after warm-up) */
 	long warmup;  /* planned; a fifth of the budget caps it */
 	int index;    /* point number in p.sizes */
+	long budget_iters; /* after the timed run: the iterations it ran when the
+			    * budget cut it short of the plan, else 0 */
 };
 
 struct ibc_harness_op {

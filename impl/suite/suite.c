@@ -294,7 +294,9 @@ static size_t append(char *buf, size_t cap, size_t used, const char *text)
 }
 
 /* The back-to-back loop: def.b2b_iters operations with nothing between them
- * but the clock reads; "paper_us=..;b2b_p50_us=.." into buf. */
+ * but the clock reads, no more than the timed run did when the budget cut
+ * it (the budget bounds the point, this loop included); "paper_us=..;
+ * b2b_p50_us=..;b2b_n=.." into buf. */
 static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 {
 	struct ibc_boot *b = o->ctx->boot;
@@ -305,6 +307,8 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 	struct ibc_stats st;
 	int rc, r;
 
+	if (o->pt->budget_iters > 0 && n > o->pt->budget_iters)
+		n = o->pt->budget_iters;
 	if (n < 1)
 		n = 1;
 	t = malloc(sizeof(double) * (size_t)n);
@@ -347,7 +351,7 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 				p50 += all[2 * r + 1] / b->size;
 			}
 		}
-		snprintf(buf, cap, "paper_us=%.4f;b2b_p50_us=%.4f", paper * scale, p50 * scale);
+		snprintf(buf, cap, "paper_us=%.4f;b2b_p50_us=%.4f;b2b_n=%ld", paper * scale, p50 * scale, n);
 	} else {
 		ibc_error("suite: %s: the back-to-back loop failed: %s", o->v->name,
 			  ibc_status_str(rc));
