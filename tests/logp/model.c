@@ -143,6 +143,23 @@ static void copies_check(const struct ibc_csv_table *t)
 /* A run without the copy kernels (before them): the barriers still
  * predicted; an algorithm that copies is "no prediction" with the reason,
  * no number, and stdout says the copy term is absent. */
+/* The model over dir, its stdout into dir/stdout; that file open to read
+ * (NULL if it cannot be) */
+static FILE *model_said(struct ibc_logp_model_opts *mo, const char *dir, const char *label)
+{
+	char path[300];
+	FILE *out;
+
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	out = fopen(path, "w");
+	mo->dir = dir;
+	mo->out = out;
+	tap_is_int(ibc_logp_model_run(mo), IBC_OK, "%s: model run", label);
+	if (out != NULL)
+		fclose(out);
+	return fopen(path, "r");
+}
+
 static void test_nocopy(const struct ibc_logp_model_opts *base)
 {
 	struct ibc_logp_model_opts mo = *base;
@@ -166,13 +183,7 @@ static void test_nocopy(const struct ibc_logp_model_opts *base)
 	row("alltoall", "de", 8, 4096, 0, 10.0, "");
 	ibc_csv_writer_close(w);
 	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "no copy rows: fits written");
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	out = fopen(path, "w");
-	mo.dir = dir;
-	mo.out = out;
-	tap_is_int(ibc_logp_model_run(&mo), IBC_OK, "no copy rows: model run");
-	fclose(out);
-	out = fopen(path, "r");
+	out = model_said(&mo, dir, "no copy rows");
 	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
 		said += strstr(line, "copy term: absent") != NULL ||
 			strstr(line, "user-write term: absent") != NULL ||
@@ -283,13 +294,7 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "negative: fits written");
 	derived_check(dir);
 
-	snprintf(path, sizeof(path), "%s/stdout", dir);
-	out = fopen(path, "w");
-	mo.dir = dir;
-	mo.out = out;
-	tap_is_int(ibc_logp_model_run(&mo), IBC_OK, "negative: model run");
-	fclose(out);
-	out = fopen(path, "r");
+	out = model_said(&mo, dir, "negative");
 	while (out != NULL && fgets(line, sizeof(line), out) != NULL) {
 		char *s = line;
 
