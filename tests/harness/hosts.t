@@ -45,8 +45,12 @@ row=$(grep '^row' "$TMP/out1")
 p50=$(echo "$row" | sed -n 's/.*p50=\([0-9.]*\).*/\1/p')
 skew=$(echo "$row" | sed -n 's/.*skew=\([0-9.]*\).*/\1/p')
 like "$row" "nodes=2 .*sync=window" "the row is from 2 nodes in window mode"
-ok "$(awk -v p="${p50:-0}" -v e="${err:-0}" 'BEGIN { exit !(p > 195 && p < 200 + e + 10) }'; echo $?)" \
-	"known cost across hosts: p50 $p50 us in [195, 200 + the error bound + 10]"
+# an offset of the clock moves every sample; a rank preempted on a loaded
+# machine only lengthens some: the shortest sample holds the upper bound
+min=$(echo "$row" | sed -n 's/.* min=\([0-9.]*\).*/\1/p')
+ok "$(awk -v p="${p50:-0}" -v m="${min:-1e9}" -v e="${err:-0}" \
+	'BEGIN { exit !(p > 195 && m > 195 && m < 200 + e + 10) }'; echo $?)" \
+	"known cost across hosts: p50 $p50 us and min $min us > 195, min < 200 + the error bound + 10"
 # under load one of the check's round trips may take milliseconds: it must
 # not excuse a 3 ms offset that the others show (gclock.h, the evidence)
 run "IBC_GCLOCK_MUTANT=1:3000" 2

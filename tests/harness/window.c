@@ -275,7 +275,7 @@ static void clock_job(void)
  * meet at a counter in a shared segment (the test hosts are namespaces of
  * one machine); with a correct global clock the slowest rank ends 200 us
  * after the start, and a clock that starts rank 1 d late makes it 200 + d.
- * Rank 0 prints "gclock ok=.. err_us=.. method=..", "row p50=.. skew=.." and
+ * Rank 0 prints "gclock ok=.. err_us=.. method=..", "row p50=.. min=.. skew=.." and
  * the run's status on stdout.  IBC_GCLOCK_MUTANT applies as usual. */
 static int o_spin_meet(struct ibc_harness *h, void *arg)
 {
@@ -348,9 +348,9 @@ static int worker(const char *dir)
 	if (b->rank == 0) {
 		snprintf(path, sizeof(path), "%s/results.csv", dir);
 		if (rc == IBC_OK && ibc_csv_read(path, &t) == IBC_OK && t->nrows == 2) {
-			printf("row p50=%s skew=%s nodes=%s extra=%s\n", ibc_csv_cell(t, 0, "p50_us"),
-			       ibc_csv_cell(t, 0, "skew_us"), ibc_csv_cell(t, 0, "nodes"),
-			       ibc_csv_cell(t, 0, "extra"));
+			printf("row p50=%s min=%s skew=%s nodes=%s extra=%s\n", ibc_csv_str(t, 0, "p50_us"),
+			       ibc_csv_str(t, 0, "min_us"), ibc_csv_str(t, 0, "skew_us"),
+			       ibc_csv_str(t, 0, "nodes"), ibc_csv_str(t, 0, "extra"));
 			ibc_csv_table_free(t);
 		}
 		printf("status %d\n", rc);
