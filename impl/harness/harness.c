@@ -382,7 +382,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	h->nst = n;
 
 	for (k = 0; k < n; k++) {
-		ibc_progress_step((unsigned)index + 1, st[k].op->variant, pt.bytes, "setup");
+		point_step(index, &st[k], 1, pt.bytes, "setup");
 		rc = st[k].op->setup != NULL ? st[k].op->setup(h, &pt, st[k].op->arg) : IBC_OK;
 		if (ibc_boot_agree(b, rc, &agreed) != IBC_OK)
 			return run_fail(h, IBC_ERR_CLOSED, "setup status exchange failed");
