@@ -20,7 +20,8 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 #define NEXTRA (sizeof(extra_n) / sizeof(extra_n[0]))
 
 /* on top of enum ibc_logp_note */
-enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128 };
+enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
+       NOTE_RAWSEND = 256 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
@@ -134,13 +135,33 @@ static size_t kernel_sizes(const struct ibc_logp_params *pr, const char *xport, 
 	return ns;
 }
 
+/* The round trip kernel of a round: a write round's rtt-write-1n; a send
+ * round's rtt-pool-1n, the two-sided path the collectives send on (header,
+ * the receive pool's routing, the receive posted again), or rtt-send-1n,
+ * the bare transport's, for a run before that kernel (note send~raw); a
+ * multicast round's rtt-send-1n (a datagram, no pool). */
+static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xport,
+			      const struct ibc_pattern_round *r, unsigned *notes)
+{
+	size_t sizes[MAX_SIZES];
+
+	if (r->kind == IBC_PATTERN_ROUND_WRITE)
+		return "rtt-write-1n";
+	if (r->kind == IBC_PATTERN_ROUND_SEND) {
+		if (kernel_sizes(pr, xport, "rtt-pool-1n", sizes) > 0)
+			return "rtt-pool-1n";
+		*notes |= NOTE_RAWSEND;
+	}
+	return "rtt-send-1n";
+}
+
 /* a round's LoP costs (v[0], v[1] as lop_at_size) on n ranks: the model at
  * the kernels' measured sizes, interpolated linearly in the round's bytes s;
  * past the largest size, LogGP's G per further byte and message */
 static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 		      const struct ibc_pattern_round *r, size_t s, int n, unsigned *notes, double *v)
 {
-	const char *rv = r->kind == IBC_PATTERN_ROUND_WRITE ? "rtt-write-1n" : "rtt-send-1n";
+	const char *rv = rtt_kernel(pr, xport, r, notes);
 	const char *ov = r->kind == IBC_PATTERN_ROUND_WRITE ? "os-write" : "os-send";
 	int k = r->kind == IBC_PATTERN_ROUND_MCAST ? 1 : r->out > r->in ? r->out : r->in;
 	size_t sizes[MAX_SIZES], ns, i;
@@ -373,7 +394,7 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
-					     "mcast~send", "no-G", "lop<=0", "loggp<0->0" };
+					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -817,9 +838,15 @@ static int has_kernel(const struct ibc_logp_params *pr, const char *kv)
 	return i < pr->npts;
 }
 
-/* whether the run measured the copy and user-write kernels, said on out */
+/* whether the run measured the copy, user-write and pool kernels, said on out */
 static void copy_term_say(FILE *out, const struct ibc_logp_params *pr)
 {
+	if (has_kernel(pr, "rtt-pool-1n"))
+		fprintf(out, "send rounds: costed by rtt-pool-1n, the two-sided path of the "
+			"collectives (the receive pool), in LoP and LoP-RTT\n");
+	else
+		fprintf(out, "send rounds: costed by rtt-send-1n, the bare transport (%s: no rtt-pool-1n "
+			"rows; note send~raw)\n", pr->run_id);
 	if (has_kernel(pr, "copy") && has_kernel(pr, "copy-peer"))
 		fprintf(out, "copy term: each algorithm's local copies per call (copy_us), costed by the "
 			"logp kernels copy and copy-peer, added to every model\n");

@@ -7,6 +7,7 @@
 #include "core/stats.h"
 #include "core/timer.h"
 #include "logp/logp_fits.h"
+#include "logp/logp_pool.h"
 #include "xport/xport.h"
 
 #include <stdlib.h>
@@ -21,7 +22,7 @@
 #define COPY_N 16  /* copies per sample of the copy kernel (copy-peer: 1) */
 #define CACHE_LINE 64
 
-enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_COPY, LK_COPY_PEER };
+enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_COPY, LK_COPY_PEER };
 
 struct lk_arg {
 	enum lk_kind kind;
@@ -59,6 +60,7 @@ struct lk_inst {
 	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
 	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory) */
 	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
+	struct ibc_logp_pool *pool;   /* rtt-pool-1n: its transport and receive pool */
 };
 
 /* a message of an iteration as one end sees it */
@@ -476,6 +478,11 @@ static int lk_run(struct ibc_suite_op *o)
 		if (o->ctx->x->rank == 0)
 			ibc_harness_sample_set(o->h, us);
 		return rc;
+	case LK_RTT_POOL:
+		rc = ibc_logp_pool_rtt(in->pool, &us);
+		if (o->ctx->x->rank == 0)
+			ibc_harness_sample_set(o->h, us);
+		return rc;
 	case LK_COPY:
 	case LK_COPY_PEER:
 		return run_copy(o, in, a);
@@ -558,6 +565,12 @@ static int received_check(struct ibc_suite_op *o, struct lk_inst *in)
 	struct ibc_xport *x = o->ctx->x;
 	int i, n = in->done_iter > 0 ? msgs_of(a, in, x->rank, 0, in->msgs) : 0, rc = IBC_OK;
 
+	if (a->kind == LK_RTT_POOL) { /* checked as they arrive (logp_pool.c) */
+		in->bad = ibc_logp_pool_bad(in->pool, &in->bad_iter, &in->bad_from, &in->bad_off);
+		in->bad_k = 0;
+		n = 0;
+	}
+
 	for (i = 0; i < n && rc == IBC_OK; i++) {
 		const struct lk_msg *g = &in->msgs[i];
 		size_t off = 0, bad;
@@ -595,12 +608,21 @@ static int validate_prepare(struct ibc_suite_op *o, struct lk_inst *in)
 	n = msgs_of(a, in, me, 1, in->msgs);
 	for (i = 0; i < n && rc == IBC_OK; i++) {
 		const struct lk_msg *g = &in->msgs[i];
-		unsigned char *b = (unsigned char *)in->src->addr + slot_of(in, g->peer, g->k);
+		uint64_t seed = ibc_suite_pattern_seed(me, g->peer, (uint64_t)o->iter, (uint64_t)g->k);
+		unsigned char *b;
 
-		msg_fill(b, in->m, ibc_suite_pattern_seed(me, g->peer, (uint64_t)o->iter, (uint64_t)g->k));
+		if (a->kind == LK_RTT_POOL) {
+			b = ibc_logp_pool_payload(in->pool, g->peer);
+			ibc_suite_pattern_fill(b, in->m, seed);
+		} else {
+			b = (unsigned char *)in->src->addr + slot_of(in, g->peer, g->k);
+			msg_fill(b, in->m, seed);
+		}
 		(void)ibc_suite_corrupt(o, i, n, b, in->m);
 	}
 	in->done_iter = o->iter;
+	if (a->kind == LK_RTT_POOL)
+		ibc_logp_pool_iter_set(in->pool, o->iter);
 	return rc;
 }
 
@@ -632,8 +654,8 @@ static int lk_prepare(struct ibc_suite_op *o)
 		return rc;
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
-	if (a->write || a->kind == LK_OR || a->kind == LK_COPY || a->kind == LK_COPY_PEER ||
-	    x->rank > in->p)
+	if (a->write || a->kind == LK_OR || a->kind == LK_RTT_POOL || a->kind == LK_COPY ||
+	    a->kind == LK_COPY_PEER || x->rank > in->p)
 		return IBC_OK;
 	if (x->rank != 0)
 		return recv_post(x, in, 0, 1, 0);
@@ -650,6 +672,8 @@ static int lk_teardown(struct ibc_suite_op *o)
 
 	if (in == NULL)
 		return IBC_OK;
+	if (in->pool)
+		(void)ibc_logp_pool_close(in->pool);
 	if (in->mr)
 		(void)ibc_xport_mr_dereg(o->ctx->x, in->mr);
 	if (in->src)
@@ -705,6 +729,14 @@ static int lk_setup(struct ibc_suite_op *o)
 	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
 	/* an iteration's messages at one rank: 2 per peer, or PRTT's n + 1 */
 	in->msgs = calloc((size_t)(2 * in->p + IBC_LOGP_PRTT_N + 1), sizeof(*in->msgs));
+	if (a->kind == LK_RTT_POOL) {
+		rc = in->rd == NULL || in->msgs == NULL
+			     ? IBC_ERR_NOMEM
+			     : ibc_logp_pool_open(o->ctx->boot, x, in->m, in->p, in->validate, &in->pool);
+		if (rc != IBC_OK)
+			(void)lk_teardown(o);
+		return rc;
+	}
 	in->dst = a->kind >= LK_COPY ? malloc(in->slot * COPY_N) : NULL;
 	rc = in->rd == NULL || in->msgs == NULL || (a->kind >= LK_COPY && in->dst == NULL)
 		     ? IBC_ERR_NOMEM : IBC_OK;
@@ -734,7 +766,9 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	struct lk_inst *in = o->inst;
 	static const char *const kinds[] = { "os", "or", "rtt-1n", "rtt-n1", "prtt" };
 
-	if (a->kind >= LK_COPY)
+	if (a->kind == LK_RTT_POOL)
+		snprintf(buf, cap, "kernel=rtt-1n;op=send;post=single;via=receive-pool;p=%d", in->p);
+	else if (a->kind >= LK_COPY)
 		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1",
 			 a->kind == LK_COPY ? "own" : "peer");
 	else if (a->kind == LK_PRTT)
@@ -759,7 +793,7 @@ static const struct lk_arg args[] = {
 	{ LK_PRTT, 0, 0, 0, 1, 0, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0, 0 },
 	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1, 0 },
 	{ LK_COPY, 1, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0 },
-	{ LK_OS, 1, 0, 0, 0, 0, 1 },
+	{ LK_OS, 1, 0, 0, 0, 0, 1 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -774,6 +808,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		[LK_RTT_1N] = "RTT(p) 1:n: rank 0 to p peers and their answers, per peer",
 		[LK_RTT_N1] = "RTT(p) n:1: p peers to rank 0 and its answers, per peer",
 		[LK_PRTT] = "LogGP: PRTT(n, d, s) between ranks 0 and 1",
+		[LK_RTT_POOL] = "RTT(p) 1:n through the two-sided receive pool the collectives "
+				"send on (header, routing, the receive posted again), per peer",
 		[LK_COPY] = "c(s): a local memcpy of s bytes from rank 0's own warm buffer",
 		[LK_COPY_PEER] = "c_peer(s): rank 0's memcpy of s bytes rank 1 has just written to it",
 	};
@@ -795,6 +831,9 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		case LK_RTT_N1:
 			snprintf(names[i], sizeof(names[i]), "rtt-%s-%s%s", op,
 				 a->kind == LK_RTT_1N ? "1n" : "n1", a->list ? "-list" : "");
+			break;
+		case LK_RTT_POOL:
+			snprintf(names[i], sizeof(names[i]), "rtt-pool-1n");
 			break;
 		case LK_PRTT:
 			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",

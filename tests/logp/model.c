@@ -374,6 +374,64 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 		tap_diag("could not remove %s", dir);
 }
 
+/* rtt-pool-1n: the two-sided path through the receive pool, dearer than
+ * the bare send */
+static double rtt_q(double p, double k) { return k * (5 + 4 / p); }
+
+/* A run with rtt-pool-1n rows: the send rounds (PE, DS, the two-sided
+ * all-to-alls) are costed by it, the write rounds and RGM's multicast
+ * release (no pool) are not; stdout says which kernel the send rounds used. */
+static void test_pool(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	char dir[] = "/tmp/ibc-loppXXXXXX", path[256], cmd[300], line[1024];
+	struct ibc_csv_table *t = NULL;
+	size_t s;
+	int p, said = 0;
+	FILE *out;
+
+	if (mkdtemp(dir) == NULL)
+		tap_bail_out("mkdtemp");
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
+		tap_bail_out("writing %s", path);
+	kernels();
+	for (s = 0; s < 2; s++)
+		for (p = 1; p <= 7; p++)
+			row("logp", "rtt-pool-1n", 8, s ? 4096 : 1, p, rtt_q(p, s ? 2 : 1), "");
+	row("barrier", "pe", 8, 0, 0, 10.0, "");
+	row("barrier", "rds", 8, 0, 0, 10.0, "");
+	row("barrier", "rgm", 8, 0, 7, 10.0, "");
+	ibc_csv_writer_close(w);
+	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "pool: fits written");
+	out = model_said(&mo, dir, "pool");
+	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
+		said += strstr(line, "send rounds: costed by rtt-pool-1n") != NULL;
+	if (out != NULL)
+		fclose(out);
+	tap_is_int(said, 1, "pool: stdout says the send rounds are costed by rtt-pool-1n");
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		tap_is_double_within(cell(t, "pe", 8, "", "lop_rtt_us"), 3 * rtt_q(1, 1) / 2, 1e-3,
+				     "pool: LoP-RTT pe N=8: 3 RTT_pool(1)/2");
+		tap_is_double_within(cell(t, "pe", 8, "", "lop_us"), 3 * (rtt_q(1, 1) / 2 - os_s(1, 1)),
+				     1e-3, "pool: LoP pe N=8: 3 (RTT_pool(1)/2 - o_s(1))");
+		tap_is_double_within(cell(t, "rds", 8, "", "lop_rtt_us"), 3 * rtt_w(1, 1) / 2, 1e-3,
+				     "pool: LoP-RTT rds: its write rounds as before");
+		tap_is_double_within(cell(t, "rgm", 8, "7", "lop_rtt_us"),
+				     7 * rtt_w(7, 1) / 2 + rtt_s(1, 1) / 2, 1e-3,
+				     "pool: LoP-RTT rgm l=7: the multicast release by the bare send");
+		tap_ok(strstr(scell(t, "pe", 8, "", "note"), "send~raw") == NULL,
+		       "pool: pe's note does not say send~raw ('%s')", scell(t, "pe", 8, "", "note"));
+		ibc_csv_table_free(t);
+	} else {
+		tap_ok(0, "pool: lop-model.csv readable");
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
+}
+
 int main(void)
 {
 	const struct ibc_logp_family fams[] = { { "barrier", ibc_barrier_alg_rounds },
@@ -461,6 +519,9 @@ int main(void)
 				     "LoP-RTT rgm l=7 N=8: 7 RTT(7)/2 + RTT_send(1)/2");
 		tap_is_double_within(cell(t, "pe", 8, "", "lop_us"), 3 * (rtt_s(1, 1) / 2 - o1s), 1e-3,
 				     "LoP pe N=8: the send kernels");
+		tap_ok(strstr(scell(t, "pe", 8, "", "note"), "send~raw") != NULL,
+		       "no rtt-pool-1n rows: pe's send rounds by rtt-send-1n, note send~raw ('%s')",
+		       scell(t, "pe", 8, "", "note"));
 		tap_is_double_within(cell(t, "rgm", 8, "7", "lop_us"), rgm, 1e-3 * rgm,
 				     "LoP rgm l=7 N=8: o(7) + 7 L(7) + a send = %.4f", rgm);
 		tap_is_double_within(cell(t, "bruck", 8, "", "lop_us"), bruck + bruck_cp, 1e-3 * bruck,
@@ -522,6 +583,7 @@ int main(void)
 	}
 	test_negative(&mo);
 	test_nocopy(&mo);
+	test_pool(&mo);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		tap_diag("could not remove %s", dir);

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..52"
+echo "1..56"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -67,7 +67,8 @@ case_run "link write-lat-lastbyte" bytes write-lat-lastbyte read-lat write-lat-l
 
 # logp: message 8 of PRTT's 16, the write of an o_s kernel (whose receivers
 # do not wait for it in the run), into user memory too, the block copy-peer
-# copies out; a 1-byte message is the pattern's byte
+# copies out, a message through the receive pool; a 1-byte message is the
+# pattern's byte
 G="$B/ibchar-logp --xport $X --ranks 3 --fanin 2 --sizes 1,4096 --iters 40 --warmup 5 --quiet"
 case_run "logp loggp-prttn" bytes loggp-prttn rtt-send-n1 loggp-prttn:20 \
 	"message 8 from rank 0 in iteration 20" $G --variants loggp-prttn,rtt-send-n1
@@ -77,6 +78,8 @@ case_run "logp copy-peer" bytes copy-peer copy copy-peer:20:1 "copy-peer rank 0:
 	$G --variants copy-peer,copy
 case_run "logp os-write-user" bytes os-write-user os-write os-write-user:20 \
 	"os-write-user rank 2: 1 wrong bytes" $G --variants os-write-user,os-write
+case_run "logp rtt-pool-1n" bytes rtt-pool-1n rtt-send-1n rtt-pool-1n:20 \
+	"rtt-pool-1n rank 2: 1 wrong bytes" $G --variants rtt-pool-1n,rtt-send-1n
 
 # the channel: a message in the middle of a -bibw window from rank 1, of a
 # -bw window, of rdma-write-bw's slots; bytes sizes with a partial word
