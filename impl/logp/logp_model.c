@@ -838,27 +838,36 @@ static int has_kernel(const struct ibc_logp_params *pr, const char *kv)
 	return i < pr->npts;
 }
 
-/* whether the run measured the copy, user-write and pool kernels, said on out */
-static void copy_term_say(FILE *out, const struct ibc_logp_params *pr)
+/* What the model costs a term by, or that the run lacks its kernels (a run
+ * before them), said on out. */
+static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 {
-	if (has_kernel(pr, "rtt-pool-1n"))
-		fprintf(out, "send rounds: costed by rtt-pool-1n, the two-sided path of the "
-			"collectives (the receive pool), in LoP and LoP-RTT\n");
-	else
-		fprintf(out, "send rounds: costed by rtt-send-1n, the bare transport (%s: no rtt-pool-1n "
-			"rows; note send~raw)\n", pr->run_id);
-	if (has_kernel(pr, "copy") && has_kernel(pr, "copy-peer"))
-		fprintf(out, "copy term: each algorithm's local copies per call (copy_us), costed by the "
-			"logp kernels copy and copy-peer, added to every model\n");
-	else
-		fprintf(out, "copy term: absent (%s: no copy or copy-peer rows); an algorithm that "
-			"copies gets no prediction\n", pr->run_id);
-	if (has_kernel(pr, "os-write-user"))
-		fprintf(out, "user-write term: each write into a peer's user memory (user_us), costed by "
-			"the logp kernel os-write-user, added to every model\n");
-	else
-		fprintf(out, "user-write term: absent (%s: no os-write-user rows); an algorithm that "
-			"writes into user memory gets no prediction\n", pr->run_id);
+	static const struct {
+		const char *name, *k1, *k2, *present, *absent, *rows, *note, *tail;
+	} t[] = {
+		{ "send rounds", "rtt-pool-1n", NULL,
+		  "costed by rtt-pool-1n, the two-sided path of the collectives (the receive pool), "
+		  "in LoP and LoP-RTT",
+		  "costed by rtt-send-1n, the bare transport", "rtt-pool-1n", "; note send~raw", "" },
+		{ "copy term", "copy", "copy-peer",
+		  "each algorithm's local copies per call (copy_us), costed by the logp kernels copy "
+		  "and copy-peer, added to every model",
+		  "absent", "copy or copy-peer", "", "; an algorithm that copies gets no prediction" },
+		{ "user-write term", "os-write-user", NULL,
+		  "each write into a peer's user memory (user_us), costed by the logp kernel "
+		  "os-write-user, added to every model",
+		  "absent", "os-write-user", "",
+		  "; an algorithm that writes into user memory gets no prediction" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (has_kernel(pr, t[i].k1) && (t[i].k2 == NULL || has_kernel(pr, t[i].k2)))
+			fprintf(out, "%s: %s\n", t[i].name, t[i].present);
+		else
+			fprintf(out, "%s: %s (%s: no %s rows%s)%s\n", t[i].name, t[i].absent,
+				pr->run_id, t[i].rows, t[i].note, t[i].tail);
+	}
 }
 
 static int writer(const char *dir, const char *name, const char *const *cols, size_t n,
@@ -903,7 +912,7 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 		if (o->pus > 0)
 			fprintf(o->out, " (--pus %d per node)", o->pus);
 		fprintf(o->out, ")\n");
-		copy_term_say(o->out, &pr);
+		terms_say(o->out, &pr);
 	}
 	rc = writer(o->dir, "lop-model.csv", model_cols, NMODEL, &w[0]);
 	if (rc == IBC_OK)

@@ -42,6 +42,16 @@ static void row(const char *suite, const char *variant, int n, size_t bytes, lon
 	ibc_csv_writer_row(w, fp);
 }
 
+/* rm -rf dir (a test's scratch directory) */
+static void dir_remove(const char *dir)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
+}
+
 /* the kernels' functions; size 4096 costs twice as much */
 static double rtt_w(double p, double k) { return k * (2 + 4 / p); }
 static double rtt_s(double p, double k) { return k * (3 + 4 / p); }
@@ -163,7 +173,7 @@ static FILE *model_said(struct ibc_logp_model_opts *mo, const char *dir, const c
 static void test_nocopy(const struct ibc_logp_model_opts *base)
 {
 	struct ibc_logp_model_opts mo = *base;
-	char dir[] = "/tmp/ibc-lopncXXXXXX", path[256], cmd[300], line[1024];
+	char dir[] = "/tmp/ibc-lopncXXXXXX", path[256], line[1024];
 	static const char *const st[] = { "lop_status", "lop_rtt_status", "loggp_status" };
 	static const char *const us[] = { "lop_us", "lop_rtt_us", "loggp_us" };
 	struct ibc_csv_table *t = NULL;
@@ -209,9 +219,7 @@ static void test_nocopy(const struct ibc_logp_model_opts *base)
 	} else {
 		tap_ok(0, "no copy rows: lop-model.csv written");
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		tap_diag("could not remove %s", dir);
+	dir_remove(dir);
 }
 
 static int a2a_rounds(const char *v, int n, long fanin, struct ibc_pattern_round *r, int cap)
@@ -263,7 +271,7 @@ static void derived_check(const char *dir)
 static void test_negative(const struct ibc_logp_model_opts *base)
 {
 	struct ibc_logp_model_opts mo = *base;
-	char dir[] = "/tmp/ibc-lopnegXXXXXX", path[256], cmd[300], line[1024];
+	char dir[] = "/tmp/ibc-lopnegXXXXXX", path[256], line[1024];
 	struct ibc_csv_table *t = NULL;
 	FILE *out;
 	int p, neg = 0, nopred = 0, rows = 0;
@@ -369,9 +377,7 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 		       "measurement", scell(t, "pe", 16, "", "lop_rtt_us"));
 		ibc_csv_table_free(t);
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		tap_diag("could not remove %s", dir);
+	dir_remove(dir);
 }
 
 /* rtt-pool-1n: the two-sided path through the receive pool, dearer than
@@ -384,7 +390,7 @@ static double rtt_q(double p, double k) { return k * (5 + 4 / p); }
 static void test_pool(const struct ibc_logp_model_opts *base)
 {
 	struct ibc_logp_model_opts mo = *base;
-	char dir[] = "/tmp/ibc-loppXXXXXX", path[256], cmd[300], line[1024];
+	char dir[] = "/tmp/ibc-loppXXXXXX", path[256], line[1024];
 	struct ibc_csv_table *t = NULL;
 	size_t s;
 	int p, said = 0;
@@ -427,9 +433,7 @@ static void test_pool(const struct ibc_logp_model_opts *base)
 	} else {
 		tap_ok(0, "pool: lop-model.csv readable");
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		tap_diag("could not remove %s", dir);
+	dir_remove(dir);
 }
 
 int main(void)
@@ -437,7 +441,7 @@ int main(void)
 	const struct ibc_logp_family fams[] = { { "barrier", ibc_barrier_alg_rounds },
 						{ "alltoall", a2a_rounds } };
 	struct ibc_logp_model_opts mo = { .fams = fams, .nfams = 2 };
-	char dir[] = "/tmp/ibc-lopXXXXXX", path[256], cmd[300];
+	char dir[] = "/tmp/ibc-lopXXXXXX", path[256];
 	struct ibc_csv_table *t = NULL;
 	FILE *devnull = fopen("/dev/null", "w");
 	double o1w = os_w(1, 1), o1s = os_s(1, 1), v;
@@ -584,9 +588,7 @@ int main(void)
 	test_negative(&mo);
 	test_nocopy(&mo);
 	test_pool(&mo);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		tap_diag("could not remove %s", dir);
+	dir_remove(dir);
 	fclose(devnull);
 	return tap_done();
 }
