@@ -42,6 +42,19 @@ static void row(const char *suite, const char *variant, int n, size_t bytes, lon
 	ibc_csv_writer_row(w, fp);
 }
 
+/* A test's scratch directory (dir: a mkdtemp template) with results.csv
+ * open for row() */
+static void results_open(char *dir)
+{
+	char path[256];
+
+	if (mkdtemp(dir) == NULL)
+		tap_bail_out("mkdtemp");
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
+		tap_bail_out("writing %s", path);
+}
+
 /* rm -rf dir (a test's scratch directory) */
 static void dir_remove(const char *dir)
 {
@@ -180,11 +193,7 @@ static void test_nocopy(const struct ibc_logp_model_opts *base)
 	int said = 0, k;
 	FILE *out;
 
-	if (mkdtemp(dir) == NULL)
-		tap_bail_out("mkdtemp");
-	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
-		tap_bail_out("writing %s", path);
+	results_open(dir);
 	with_copies = 0;
 	kernels();
 	with_copies = 1;
@@ -277,11 +286,7 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 	int p, neg = 0, nopred = 0, rows = 0;
 	size_t r;
 
-	if (mkdtemp(dir) == NULL)
-		tap_bail_out("mkdtemp");
-	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
-		tap_bail_out("writing %s", path);
+	results_open(dir);
 	for (p = 1; p <= 7; p++) {
 		row("logp", "rtt-write-1n", 8, 1, p, rtt_w(p, 1), "");
 		row("logp", "rtt-send-1n", 8, 1, p, rtt_s(p, 1), "");
@@ -396,11 +401,7 @@ static void test_pool(const struct ibc_logp_model_opts *base)
 	int p, said = 0;
 	FILE *out;
 
-	if (mkdtemp(dir) == NULL)
-		tap_bail_out("mkdtemp");
-	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
-		tap_bail_out("writing %s", path);
+	results_open(dir);
 	kernels();
 	for (s = 0; s < 2; s++)
 		for (p = 1; p <= 7; p++)
