@@ -163,16 +163,16 @@ static void copies_check(const struct ibc_csv_table *t)
 	tap_is_double_within(cell(t, "rds", 8, "", "copy_us"), 0, 1e-12, "copies rds: none");
 }
 
-/* A run without the copy kernels (before them): the barriers still
- * predicted; an algorithm that copies is "no prediction" with the reason,
- * no number, and stdout says the copy term is absent. */
-/* The model over dir, its stdout into dir/stdout; that file open to read
- * (NULL if it cannot be) */
+/* The rows written (results.csv closed), their fits, then the model over
+ * dir, its stdout into dir/stdout; that file open to read (NULL if it
+ * cannot be) */
 static FILE *model_said(struct ibc_logp_model_opts *mo, const char *dir, const char *label)
 {
 	char path[300];
 	FILE *out;
 
+	ibc_csv_writer_close(w);
+	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "%s: fits written", label);
 	snprintf(path, sizeof(path), "%s/stdout", dir);
 	out = fopen(path, "w");
 	mo->dir = dir;
@@ -183,6 +183,9 @@ static FILE *model_said(struct ibc_logp_model_opts *mo, const char *dir, const c
 	return fopen(path, "r");
 }
 
+/* A run without the copy kernels (before them): the barriers still
+ * predicted; an algorithm that copies is "no prediction" with the reason,
+ * no number, and stdout says the copy term is absent. */
 static void test_nocopy(const struct ibc_logp_model_opts *base)
 {
 	struct ibc_logp_model_opts mo = *base;
@@ -200,8 +203,6 @@ static void test_nocopy(const struct ibc_logp_model_opts *base)
 	row("barrier", "rds", 8, 0, 0, 10.0, "");
 	row("alltoall", "hrwg", 8, 4096, 0, 10.0, "");
 	row("alltoall", "de", 8, 4096, 0, 10.0, "");
-	ibc_csv_writer_close(w);
-	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "no copy rows: fits written");
 	out = model_said(&mo, dir, "no copy rows");
 	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
 		said += strstr(line, "copy term: absent") != NULL ||
@@ -303,11 +304,8 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 	row_over = "1";
 	row("barrier", "pe", 16, 0, 0, 10.0, "");
 	row_over = "0";
-	ibc_csv_writer_close(w);
-	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "negative: fits written");
-	derived_check(dir);
-
 	out = model_said(&mo, dir, "negative");
+	derived_check(dir);
 	while (out != NULL && fgets(line, sizeof(line), out) != NULL) {
 		char *s = line;
 
@@ -409,8 +407,6 @@ static void test_pool(const struct ibc_logp_model_opts *base)
 	row("barrier", "pe", 8, 0, 0, 10.0, "");
 	row("barrier", "rds", 8, 0, 0, 10.0, "");
 	row("barrier", "rgm", 8, 0, 7, 10.0, "");
-	ibc_csv_writer_close(w);
-	tap_is_int(ibc_logp_fits_write(dir, NULL), IBC_OK, "pool: fits written");
 	out = model_said(&mo, dir, "pool");
 	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
 		said += strstr(line, "send rounds: costed by rtt-pool-1n") != NULL;
