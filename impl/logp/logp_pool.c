@@ -39,6 +39,46 @@ struct ibc_logp_pool {
 
 static struct ibc_family_kind kind = { "logp " NAME, 0 };
 
+/* The kernel's transport, shared by its instances (one per p in a point:
+ * one transport each would run out of pools, family_recv.c's POOL_MAX);
+ * every rank opens and closes it at the same instance, as they set up and
+ * tear down the same operations in the same order. */
+static struct {
+	struct ibc_xport *x;
+	int refs;
+} shared;
+
+static int shared_get(struct ibc_boot *boot, const struct ibc_xport *like, struct ibc_xport **x)
+{
+	int rc = IBC_OK;
+
+	if (shared.refs == 0) {
+		rc = ibc_xport_open(boot, &like->params, &shared.x);
+		if (rc == IBC_OK)
+			rc = ibc_xport_connect(shared.x, NULL);
+		if (rc != IBC_OK) {
+			if (shared.x != NULL)
+				(void)ibc_xport_close(shared.x);
+			shared.x = NULL;
+			return rc;
+		}
+	}
+	shared.refs++;
+	*x = shared.x;
+	return IBC_OK;
+}
+
+static int shared_put(void)
+{
+	int rc = IBC_OK;
+
+	if (--shared.refs == 0) {
+		rc = ibc_xport_close(shared.x);
+		shared.x = NULL;
+	}
+	return rc;
+}
+
 static int recv_fn(void *owner, int peer, int k, const void *msg, uint32_t len)
 {
 	struct ibc_logp_pool *q = owner;
@@ -183,7 +223,7 @@ int ibc_logp_pool_close(struct ibc_logp_pool *q)
 	if (q->src != NULL)
 		(void)ibc_xport_mr_dereg(q->x, q->src);
 	if (q->x != NULL) {
-		r = ibc_xport_close(q->x);
+		r = shared_put();
 		if (rc == IBC_OK)
 			rc = r;
 	}
@@ -206,18 +246,23 @@ int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, size
 	q->validate = validate;
 	q->slot = (HDR + m + 63) & ~(size_t)63;
 	q->got = calloc((size_t)boot->size, sizeof(*q->got));
-	rc = q->got == NULL ? IBC_ERR_NOMEM : ibc_xport_open(boot, &like->params, &q->x);
+	rc = q->got == NULL ? IBC_ERR_NOMEM : shared_get(boot, like, &q->x);
 	if (rc == IBC_OK)
 		rc = ibc_family_add(&q->fm, &kind, send_wc, q);
 	if (rc == IBC_OK)
 		rc = ibc_xport_mr_alloc(q->x, q->slot * (size_t)boot->size,
 					IBC_XPORT_ACCESS_LOCAL_WRITE, &q->src);
 	if (rc == IBC_OK)
-		rc = ibc_xport_connect(q->x, NULL);
-	if (rc == IBC_OK)
 		rc = ibc_family_recv_join(q->x, HDR + m, NULL, recv_fn, q, &q->pool, &q->tag);
-	if (rc == IBC_OK) {
+	if (rc == IBC_OK)
 		q->joined = 1;
+	/* the pool's slots are sized by its first instance */
+	if (rc == IBC_OK && ibc_family_recv_slot_bytes(q->pool) < HDR + m) {
+		ibc_error("logp " NAME " rank %d: a %zu-byte message does not fit the receive pool's "
+			  "%zu-byte slots", boot->rank, HDR + m, ibc_family_recv_slot_bytes(q->pool));
+		rc = IBC_ERR_INVAL;
+	}
+	if (rc == IBC_OK) {
 		for (r = 0; r < boot->size; r++) {
 			struct ibc_family_recv_hdr h = { q->tag, 0 };
 			unsigned char *s = (unsigned char *)q->src->addr + (size_t)r * q->slot;

@@ -13,8 +13,9 @@
  *
  * The receives of a connection are consumed in order, whoever posted them,
  * so a pool cannot share a transport with the suite's other kernels, which
- * post their own receives: the kernel opens a transport of its own, like
- * the suite's (collective). */
+ * post their own receives: the kernel's instances (one per p) share a
+ * transport of their own, like the suite's, opened by the first and closed
+ * by the last (collective). */
 #ifndef IBC_LOGP_POOL_H
 #define IBC_LOGP_POOL_H
 
@@ -26,8 +27,9 @@
 
 struct ibc_logp_pool;
 
-/* Opens the kernel's transport (as like's), joins its pool with slots for
- * m bytes, with p peers (1..N-1).  Collective. */
+/* An instance with p peers (1..N-1) and m-byte messages: opens the
+ * kernel's transport (as like's) if no instance has it open, and joins its
+ * pool.  Collective. */
 int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, size_t m, int p,
 		       int validate, struct ibc_logp_pool **out);
 /* The payload this rank sends to peer (m bytes, filled by the caller before
@@ -39,7 +41,7 @@ void ibc_logp_pool_iter_set(struct ibc_logp_pool *q, long iter);
 int ibc_logp_pool_rtt(struct ibc_logp_pool *q, double *us);
 /* Wrong bytes received so far (validated), and where the first was. */
 uint64_t ibc_logp_pool_bad(const struct ibc_logp_pool *q, long *iter, int *from, size_t *off);
-/* Leaves the pool and closes the transport.  Collective. */
+/* Leaves the pool; the last instance closes the transport.  Collective. */
 int ibc_logp_pool_close(struct ibc_logp_pool *q);
 
 #endif

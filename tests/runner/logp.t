@@ -9,12 +9,12 @@
 # to 64 K and picks RGM's fan-in, with the copy and user-write terms;
 # `ibchar model` again,
 # with --fits from another directory, and its errors (no fits: exit 1; no
-# directory: exit 2); bad rank counts refused.
+# directory: exit 2); bad rank counts refused; rtt-pool-1n at 17 fan-ins at once.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-logp"
 tap_tmp logp
-echo "1..14"
+echo "1..15"
 
 timeout 300 "$IBCHAR" run logp barrier alltoall --ranks 2,8 --sizes 1,4096 --iters 50 --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -80,3 +80,12 @@ ok $? "... no fits.csv: exit 1 and why ($rc)"
 "$IBCHAR" model >/dev/null 2>&1; rc=$?
 "$BUILD/bin/ibchar-logp" --ranks 1 >/dev/null 2>&1; rc2=$?
 [ $rc -eq 2 ] && [ $rc2 -eq 2 ]; ok $? "no directory: exit 2; ibchar-logp --ranks 1: exit 2 ($rc, $rc2)"
+
+# rtt-pool-1n at more fan-ins than a process may have transports with a
+# receive pool (16): its instances, one per p, share one transport
+timeout 300 "$BUILD/bin/ibchar-logp" --xport shm --ranks 21 --variants rtt-pool-1n --sizes 8 \
+	--iters 5 --warmup 1 --validate --out "$tmp/pool" >/dev/null 2>"$tmp/pool.err"; rc=$?
+c=$(grep -c ',logp,rtt-pool-1n,.*valid=1' "$tmp/pool/results.csv" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$c" -eq 17 ]
+ok $? "rtt-pool-1n at N = 21: p = 1..16 and 20 set up at once, every row valid ($c of 17, exit $rc)"
+[ $rc -eq 0 ] || tail -5 "$tmp/pool.err" | sed 's/^/# /'
