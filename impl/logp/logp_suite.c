@@ -563,13 +563,15 @@ static int received_check(struct ibc_suite_op *o, struct lk_inst *in)
 {
 	const struct lk_arg *a = arg_of(o);
 	struct ibc_xport *x = o->ctx->x;
-	int i, n = in->done_iter > 0 ? msgs_of(a, in, x->rank, 0, in->msgs) : 0, rc = IBC_OK;
+	int i, n, rc = IBC_OK;
 
 	if (a->kind == LK_RTT_POOL) { /* checked as they arrive (logp_pool.c) */
 		in->bad = ibc_logp_pool_bad(in->pool, &in->bad_iter, &in->bad_from, &in->bad_off);
 		in->bad_k = 0;
-		n = 0;
+		in->done_iter = 0;
+		return IBC_OK;
 	}
+	n = in->done_iter > 0 ? msgs_of(a, in, x->rank, 0, in->msgs) : 0;
 
 	for (i = 0; i < n && rc == IBC_OK; i++) {
 		const struct lk_msg *g = &in->msgs[i];
@@ -726,17 +728,17 @@ static int lk_setup(struct ibc_suite_op *o)
 	in->p = a->kind == LK_PRTT || a->kind >= LK_COPY ? 1 : (int)o->fanin;
 	in->validate = o->ctx->cli->validate;
 	in->kmax = in->validate && a->kind == LK_PRTT ? a->prtt_n : 1;
-	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
 	/* an iteration's messages at one rank: 2 per peer, or PRTT's n + 1 */
 	in->msgs = calloc((size_t)(2 * in->p + IBC_LOGP_PRTT_N + 1), sizeof(*in->msgs));
-	if (a->kind == LK_RTT_POOL) {
-		rc = in->rd == NULL || in->msgs == NULL
-			     ? IBC_ERR_NOMEM
-			     : ibc_logp_pool_open(o->ctx->boot, x, in->m, in->p, in->validate, &in->pool);
+	if (a->kind == LK_RTT_POOL) { /* its own transport and buffers (logp_pool.c) */
+		rc = in->msgs == NULL ? IBC_ERR_NOMEM
+				      : ibc_logp_pool_open(o->ctx->boot, x, in->m, in->p,
+							   in->validate, &in->pool);
 		if (rc != IBC_OK)
 			(void)lk_teardown(o);
 		return rc;
 	}
+	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
 	in->dst = a->kind >= LK_COPY ? malloc(in->slot * COPY_N) : NULL;
 	rc = in->rd == NULL || in->msgs == NULL || (a->kind >= LK_COPY && in->dst == NULL)
 		     ? IBC_ERR_NOMEM : IBC_OK;
