@@ -126,11 +126,16 @@ static double op_scale(const struct ibc_harness_op *op)
 	return op->scale > 0 ? op->scale : 1.0;
 }
 
+double ibc_harness_sample_from(const struct ibc_harness_op *op, int window, double start_us)
+{
+	return window && op->timing == IBC_HARNESS_TIME_ROOT ? ibc_timer_now_us() : start_us;
+}
+
 /* one iteration of op k: prepare, sync (or window), timed run */
 static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, int first_of_block)
 {
 	const struct ibc_harness_op *op = s->op;
-	double t0, t1, ts;
+	double t0, t1, ts, from;
 	int rc;
 
 	if (op->prepare != NULL) {
@@ -157,6 +162,7 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 	}
 	h->sample_override = -1;
 	h->sample_end_us = 0;
+	from = ibc_harness_sample_from(op, h->window && sample != NULL, t0);
 	ts = s->slow_pct > 0 ? ibc_timer_now_us() : 0;
 	rc = op->run(h, op->arg);
 	t1 = h->sample_end_us > 0 ? h->sample_end_us : ibc_timer_now_us();
@@ -172,7 +178,7 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 		s->warm[s->nwarm++] = t1 - t0;
 		return IBC_OK;
 	}
-	*sample = (h->sample_override >= 0 ? h->sample_override : t1 - t0) * op_scale(op);
+	*sample = (h->sample_override >= 0 ? h->sample_override : t1 - from) * op_scale(op);
 	if (h->win_late) {
 		/* marked by the sign: the reduction (rows.c) drops the iteration for every rank */
 		s->late++;

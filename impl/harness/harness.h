@@ -28,7 +28,8 @@
  *    every rank starts iteration i at the same global instant t0 + i W,
  *    sleeping then spinning until then; its sample is its exit minus that
  *    common start, so the row's time (the slowest rank's) holds no release
- *    skew of a sync step.  A rank that finds itself past the start after
+ *    skew of a sync step (a point-to-point operation's: from its call,
+ *    ibc_harness_sample_from).  A rank that finds itself past the start after
  *    its wait (more than the tolerance late_tol_us) marks the iteration
  *    late: it leaves the statistics on every rank and is counted
  *    (late_iters).  Each operation has its own W: three times its median
@@ -225,6 +226,16 @@ void ibc_harness_sample_end(struct ibc_harness *h);
  * which serves nothing (an operation that needs a peer's progress to
  * finish must not be left half-done across it there). */
 int ibc_harness_sync(struct ibc_harness *h);
+/* Where an iteration's sample starts (start_us: its window start in window
+ * mode, else the end of its sync step).  In window mode a collective
+ * (IBC_HARNESS_TIME_SLOWEST) is timed from the common start, so that its
+ * time holds the ranks' arrival at it; a point-to-point operation
+ * (IBC_HARNESS_TIME_ROOT: rank 0's round trip) is timed from its call, read
+ * now, as the back-to-back loop and the placement probe time it: the way
+ * from the start to the call (the spin's last clock read, the harness's and
+ * the driver's calls, ~50 ns a round trip on this project's test host) is
+ * the harness's, not the operation's.  Barrier mode: start_us. */
+double ibc_harness_sample_from(const struct ibc_harness_op *op, int window, double start_us);
 /* IBC_SLOWDOWN=VARIANT:PCT (an injected regression, for testing `ibchar
  * compare`): PCT for that variant (for every variant when VARIANT is * and
  * star is 1), 0 for every other.  The harness stretches each timed iteration

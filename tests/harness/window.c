@@ -6,7 +6,10 @@
  *    common start is max D_r plus the barrier: reported within 10 us
  *    (p50), and the skew (spread of the exit times) is under 10 us;
  *  - known cost without a meeting: rank r spins D_r; p50 = max D_r and
- *    skew = max - min within 5 us;
+ *    skew = max - min within 5 us; as a point-to-point operation, p50 =
+ *    rank 0's D_0;
+ *  - where a sample starts (ibc_harness_sample_from): a point-to-point
+ *    operation in window mode from its call, anything else from the start;
  *  - rank r sleeps 2 D_r, W fixed at 5 ms: the slowest end after the common
  *    start is ~400 us (plus a wake-up), the skew ~200 us, and the row says
  *    its window and late starts;
@@ -171,12 +174,14 @@ static void meta_get(const char *dir, const char *key, char *out, size_t cap)
 /* one job of 2 ranks; rank 0 returns with *res filled, the child exits */
 static double job_budget_s; /* > 0: the point's budget */
 static int job_slow;        /* 1: a second operation, "slow" (mode 5), beside "op" */
+static int job_root;        /* 1: "op" is point to point (rank 0's time) */
 
 static void job(int mode, enum ibc_harness_sync_mode sync, double window_us, struct result *res)
 {
 	static struct op o, o2;
 	const struct ibc_harness_op ops[2] = {
-		{ .variant = "op", .arg = &o, .setup = o_setup, .prepare = o_prepare, .run = o_run },
+		{ .variant = "op", .arg = &o, .setup = o_setup, .prepare = o_prepare, .run = o_run,
+		  .timing = job_root ? IBC_HARNESS_TIME_ROOT : IBC_HARNESS_TIME_SLOWEST },
 		{ .variant = "slow", .arg = &o2, .setup = o_setup, .prepare = o_prepare, .run = o_run },
 	};
 	struct ibc_harness_params p;
@@ -391,6 +396,27 @@ static void evidence_cases(void)
 	       "... a right model passes (excess %.1f us <= 0, bound %.1f us)", e.excess, e.bound);
 }
 
+/* Where a sample starts (ibc_harness_sample_from), on made-up starts: a
+ * point-to-point operation in window mode from its call, read now (its
+ * window start was 1 ms ago); a collective from the common start; either at
+ * a barrier from the sync step's end. */
+static void sample_from_cases(void)
+{
+	struct ibc_harness_op root = { .variant = "root", .timing = IBC_HARNESS_TIME_ROOT };
+	struct ibc_harness_op coll = { .variant = "coll", .timing = IBC_HARNESS_TIME_SLOWEST };
+	double start = ibc_timer_now_us() - 1000, before = start + 1000, from;
+
+	from = ibc_harness_sample_from(&root, 1, start);
+	tap_ok(from >= before && from < before + 1e5,
+	       "sample start: point to point in window mode, from its call (%.3f us after its "
+	       "window start)", from - start);
+	tap_ok(ibc_harness_sample_from(&coll, 1, start) == start,
+	       "... a collective in window mode: from the common start");
+	tap_ok(ibc_harness_sample_from(&root, 0, start) == start &&
+		       ibc_harness_sample_from(&coll, 0, start) == start,
+	       "... either at a barrier: from the sync step's end");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibc_topo_info ti;
@@ -409,6 +435,7 @@ int main(int argc, char **argv)
 		tap_bail_out("mmap");
 
 	evidence_cases();
+	sample_from_cases();
 	clock_job();
 
 	job(0, IBC_HARNESS_SYNC_WINDOW, 0, &r);
@@ -429,6 +456,13 @@ int main(int argc, char **argv)
 	tap_is_int(r.rc, IBC_OK, "spin only, window: run succeeds");
 	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... p50 %.3f us = max D_r within 5 us", r.p50);
 	tap_ok(fabs(r.skew - D_US) < 5, "... skew %.3f us = max - min of D_r within 5 us", r.skew);
+
+	job_root = 1;
+	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
+	job_root = 0;
+	tap_is_int(r.rc, IBC_OK, "spin only, point to point (rank 0's time), window: run succeeds");
+	tap_ok(fabs(r.p50 - D_US) < 5, "... p50 %.3f us = rank 0's D_0 %.0f us within 5 us", r.p50,
+	       D_US);
 
 	job(3, IBC_HARNESS_SYNC_WINDOW, 5000, &r);
 	tap_is_int(r.rc, IBC_OK, "sleeping ranks, W fixed at 5 ms: run succeeds");
