@@ -21,7 +21,7 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 
 /* on top of enum ibc_logp_note */
 enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
-       NOTE_RAWSEND = 256 };
+       NOTE_RAWSEND = 256, NOTE_UNREAD = 512 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
@@ -135,7 +135,11 @@ static size_t kernel_sizes(const struct ibc_logp_params *pr, const char *xport, 
 	return ns;
 }
 
-/* The round trip kernel of a round: a write round's rtt-write-1n; a send
+/* The round trip kernel of a round: a write round's rtt-write-1n, or, when
+ * it carries blocks (HRWG's), rtt-write-readout-1n: the reader copies its
+ * blocks out (or forwards them) before the next call, whose writes then go
+ * into lines it holds (rtt-write-1n for a run before that kernel: note
+ * write~unread); a send
  * round's rtt-pool-1n, the two-sided path the collectives send on (header,
  * the receive pool's routing, the receive posted again), or rtt-send-1n,
  * the bare transport's, for a run before that kernel (note send~raw); a
@@ -145,8 +149,14 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
 {
 	size_t sizes[MAX_SIZES];
 
-	if (r->kind == IBC_PATTERN_ROUND_WRITE)
+	if (r->kind == IBC_PATTERN_ROUND_WRITE) {
+		if (r->blocks <= 0)
+			return "rtt-write-1n";
+		if (kernel_sizes(pr, xport, "rtt-write-readout-1n", sizes) > 0)
+			return "rtt-write-readout-1n";
+		*notes |= NOTE_UNREAD;
 		return "rtt-write-1n";
+	}
 	if (r->kind == IBC_PATTERN_ROUND_SEND) {
 		if (kernel_sizes(pr, xport, "rtt-pool-1n", sizes) > 0)
 			return "rtt-pool-1n";
@@ -394,7 +404,8 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
-					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw" };
+					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw",
+					     "write~unread" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -849,6 +860,11 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  "costed by rtt-pool-1n, the two-sided path of the collectives (the receive pool), "
 		  "in LoP and LoP-RTT",
 		  "costed by rtt-send-1n, the bare transport", "rtt-pool-1n", "; note send~raw", "" },
+		{ "block writes", "rtt-write-readout-1n", NULL,
+		  "costed by rtt-write-readout-1n (each block copied out before the next round trip, "
+		  "as the all-to-all's are), in LoP and LoP-RTT",
+		  "costed by rtt-write-1n, whose reader reads only the flag", "rtt-write-readout-1n",
+		  "; note write~unread", "" },
 		{ "copy term", "copy", "copy-peer",
 		  "each algorithm's local copies per call (copy_us), costed by the logp kernels copy "
 		  "and copy-peer, added to every model",

@@ -32,6 +32,7 @@ struct lk_arg {
 	int prtt_n;    /* PRTT: messages */
 	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
 	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
+	int readout;   /* RTT 1:n write: each end copies out the block it received, untimed */
 };
 
 /* --validate: every message of an iteration has its own source slot (one
@@ -58,7 +59,8 @@ struct lk_inst {
 	int bad_from, bad_k;
 	size_t bad_off;
 	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
-	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory) */
+	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory);
+					 readout's (every rank's) */
 	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
 	struct ibc_logp_pool *pool;   /* rtt-pool-1n: its transport and receive pool */
 };
@@ -275,6 +277,16 @@ static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 	return rc == IBC_OK ? msg_send(x, in, a, 0, 0) : rc;
 }
 
+/* readout: the block from peer copied out of its slot, as an all-to-all
+ * copies out (or forwards) what a write put in its region; untimed, so its
+ * own cost stays copy-peer's, and the next round trip's writes go into
+ * lines the reader holds (rtt-write-readout-1n) */
+static void readout(const struct lk_inst *in, int from)
+{
+	memcpy(in->dst, (const unsigned char *)in->mr->addr + slot_of(in, from, 0) + in->slot - in->m,
+	       in->m);
+}
+
 static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
@@ -290,12 +302,18 @@ static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 		for (i = 0; i < in->p && rc == IBC_OK; i++)
 			rc = msg_wait(x, in, i + 1, a->write);
 		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) / in->p);
+		for (i = 0; i < in->p && rc == IBC_OK && a->readout; i++)
+			readout(in, i + 1);
 		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
 	}
 	if (x->rank > in->p)
 		return IBC_OK;
 	rc = msg_wait(x, in, 0, a->write);
-	return rc == IBC_OK ? msg_send(x, in, a, 0, a->write) : rc;
+	if (rc == IBC_OK)
+		rc = msg_send(x, in, a, 0, a->write);
+	if (rc == IBC_OK && a->readout)
+		readout(in, 0);
+	return rc;
 }
 
 static int run_rtt_n1(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
@@ -739,8 +757,9 @@ static int lk_setup(struct ibc_suite_op *o)
 		return rc;
 	}
 	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
-	in->dst = a->kind >= LK_COPY ? malloc(in->slot * COPY_N) : NULL;
-	rc = in->rd == NULL || in->msgs == NULL || (a->kind >= LK_COPY && in->dst == NULL)
+	if (a->kind >= LK_COPY || a->readout)
+		in->dst = malloc(a->readout ? in->m : in->slot * COPY_N);
+	rc = in->rd == NULL || in->msgs == NULL || ((a->kind >= LK_COPY || a->readout) && !in->dst)
 		     ? IBC_ERR_NOMEM : IBC_OK;
 	if (rc == IBC_OK)
 		rc = slots_alloc(x, in, a->user, in->slot * (size_t)x->size * (size_t)in->kmax);
@@ -777,30 +796,35 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
 			 a->prtt_d ? in->d_us : 0.0);
 	else
-		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s", kinds[a->kind],
-			 a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
-			 a->list ? "list" : "single", a->inl, in->p, a->user ? "user" : "mr_alloc");
+		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s%s",
+			 kinds[a->kind], a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
+			 a->list ? "list" : "single", a->inl, in->p, a->user ? "user" : "mr_alloc",
+			 a->readout ? ";readout=1" : "");
 	return IBC_OK;
 }
 
 /* ------------------------------------------------------------ table ---- */
 
 static const struct lk_arg args[] = {
-	{ LK_OS, 0, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0, 0 }, { LK_OS, 0, 1, 0, 0, 0, 0 },
-	{ LK_OS, 0, 1, 1, 0, 0, 0 }, { LK_OS, 1, 0, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0, 0 },
-	{ LK_OS, 1, 1, 0, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0, 0 },
-	{ LK_OR, 0, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0, 0 },
-	{ LK_RTT_1N, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0, 0 }, { LK_RTT_N1, 0, 0, 0, 0, 0, 0 },
-	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0, 0 }, { LK_RTT_N1, 1, 0, 0, 0, 0, 0 },
-	{ LK_PRTT, 0, 0, 0, 1, 0, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0, 0 },
-	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1, 0 },
-	{ LK_COPY, 1, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0 },
-	{ LK_OS, 1, 0, 0, 0, 0, 1 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0 },
+	{ LK_OS, 0, 0, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0, 0, 0 },
+	{ LK_OS, 0, 1, 0, 0, 0, 0, 0 }, { LK_OS, 0, 1, 1, 0, 0, 0, 0 },
+	{ LK_OS, 1, 0, 0, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0, 0, 0 },
+	{ LK_OS, 1, 1, 0, 0, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0, 0, 0 },
+	{ LK_OR, 0, 0, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 0, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0, 0, 0 },
+	{ LK_RTT_N1, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0, 0, 0 },
+	{ LK_RTT_N1, 1, 0, 0, 0, 0, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, 1, 0, 0, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1, 0, 0 },
+	{ LK_COPY, 1, 0, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 0 },
+	{ LK_OS, 1, 0, 0, 0, 0, 1, 0 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
 static char names[NARGS][40];
-static char descs[NARGS][200];
+static char descs[NARGS][240];
 
 static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 {
@@ -831,8 +855,9 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			break;
 		case LK_RTT_1N:
 		case LK_RTT_N1:
-			snprintf(names[i], sizeof(names[i]), "rtt-%s-%s%s", op,
-				 a->kind == LK_RTT_1N ? "1n" : "n1", a->list ? "-list" : "");
+			snprintf(names[i], sizeof(names[i]), "rtt-%s%s-%s%s", op,
+				 a->readout ? "-readout" : "", a->kind == LK_RTT_1N ? "1n" : "n1",
+				 a->list ? "-list" : "");
 			break;
 		case LK_RTT_POOL:
 			snprintf(names[i], sizeof(names[i]), "rtt-pool-1n");
@@ -853,10 +878,12 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
 				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");
 		else
-			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s%s)", what[a->kind],
+			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s%s%s)", what[a->kind],
 				 a->kind == LK_OR ? "recv" : op, a->list ? ", one post list" : ", one call each",
 				 a->inl ? ", inline" : "",
-				 a->user ? ", into the peers' user memory (mr_reg)" : "");
+				 a->user ? ", into the peers' user memory (mr_reg)" : "",
+				 a->readout ? ", each block copied out after it, untimed: HRWG's "
+					      "rounds" : "");
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
 			.flags = (a->kind == LK_PRTT || a->kind >= LK_COPY ? 0 : IBC_SUITE_V_FANIN) |

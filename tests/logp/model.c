@@ -433,6 +433,67 @@ static void test_pool(const struct ibc_logp_model_opts *base)
 	dir_remove(dir);
 }
 
+/* rtt-write-readout-1n: the write round trip whose reader copies each
+ * block out before the next, dearer (2 more per unit of size) */
+static double rtt_r(double p, double k) { return k * (4 + 4 / p); }
+
+/* HRWG at N = 8, 4096 B: three write rounds of 4 blocks (16 KiB, past the
+ * largest kernel size: the 4096 B cost plus LogGP's G for the rest, the
+ * same either way).  Run with and without rtt-write-readout-1n rows: with
+ * them, each round costs RTT_readout(1)/2 at 4096 B, 3 x (rtt_r - rtt_w)/2
+ * = 6 more in LoP and LoP-RTT, and the note write~unread goes; RDS's write
+ * rounds carry no blocks and stay on rtt-write-1n; stdout says which kernel
+ * the block writes used. */
+static void test_readout(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	static const char *const col[] = { "lop_rtt_us", "lop_us" };
+	char dir[2][24] = { "/tmp/ibc-loprXXXXXX", "/tmp/ibc-loprXXXXXX" }, path[256], line[1024];
+	char note[2][128];
+	struct ibc_csv_table *t;
+	double v[2][2], rds[2];
+	int d, p, k, said[2] = { 0, 0 };
+	FILE *out;
+
+	for (d = 0; d < 2; d++) {
+		results_open(dir[d]);
+		kernels();
+		for (p = 1; d == 1 && p <= 7; p++) {
+			row("logp", "rtt-write-readout-1n", 8, 1, p, rtt_r(p, 1), "");
+			row("logp", "rtt-write-readout-1n", 8, 4096, p, rtt_r(p, 2), "");
+		}
+		row("alltoall", "hrwg", 8, 4096, 0, 10.0, "");
+		row("barrier", "rds", 8, 0, 0, 10.0, "");
+		out = model_said(&mo, dir[d], d ? "readout" : "no readout");
+		while (out != NULL && fgets(line, sizeof(line), out) != NULL)
+			said[d] += strstr(line, d ? "block writes: costed by rtt-write-readout-1n"
+						  : "block writes: costed by rtt-write-1n") != NULL;
+		if (out != NULL)
+			fclose(out);
+		snprintf(path, sizeof(path), "%s/lop-model.csv", dir[d]);
+		t = NULL;
+		if (ibc_csv_read(path, &t) != IBC_OK)
+			tap_bail_out("readout: %s unreadable", path);
+		for (k = 0; k < 2; k++)
+			v[d][k] = cell(t, "hrwg", 8, "", col[k]);
+		rds[d] = cell(t, "rds", 8, "", "lop_rtt_us");
+		snprintf(note[d], sizeof(note[d]), "%s", scell(t, "hrwg", 8, "", "note"));
+		ibc_csv_table_free(t);
+		dir_remove(dir[d]);
+	}
+	tap_ok(said[0] == 1 && said[1] == 1,
+	       "readout: stdout says the block writes are costed by rtt-write-readout-1n, or "
+	       "without its rows by rtt-write-1n");
+	for (k = 0; k < 2; k++)
+		tap_is_double_within(v[1][k] - v[0][k], 3 * (rtt_r(1, 2) - rtt_w(1, 2)) / 2, 1e-3,
+				     "readout: hrwg N=8 4096 B %s: 3 rounds x (RTT_readout(1) - "
+				     "RTT_write(1))/2 more (%.4f against %.4f)", col[k], v[1][k], v[0][k]);
+	tap_is_double_within(rds[1], rds[0], 1e-9, "readout: rds's write rounds (no blocks) unchanged");
+	tap_ok(strstr(note[0], "write~unread") != NULL && strstr(note[1], "write~unread") == NULL,
+	       "readout: hrwg's note says write~unread without the kernel's rows ('%s'), not with "
+	       "them ('%s')", note[0], note[1]);
+}
+
 int main(void)
 {
 	const struct ibc_logp_family fams[] = { { "barrier", ibc_barrier_alg_rounds },
@@ -585,6 +646,7 @@ int main(void)
 	test_negative(&mo);
 	test_nocopy(&mo);
 	test_pool(&mo);
+	test_readout(&mo);
 	dir_remove(dir);
 	fclose(devnull);
 	return tap_done();
