@@ -119,6 +119,7 @@ static const struct ibc_opt_spec plot_spec = {
 
 static const char *model_fits;
 static long model_pus;
+static int model_any_place;
 static const struct ibc_opt model_opts[] = {
 	{ .name = "fits", .type = IBC_OPT_STRING, .dest = &model_fits, .metavar = "DIR2",
 	  .help = "take fits.csv and logp-derived.csv from DIR2 (a logp run) instead of DIR" },
@@ -127,11 +128,15 @@ static const struct ibc_opt model_opts[] = {
 		  "modelled, the others are, also where they were measured oversubscribed (then "
 		  "with no error); 0: each row's oversub column (the PUs where it was measured)",
 	  .min = 0, .max = 1e6 },
+	{ .name = "any-placement", .type = IBC_OPT_FLAG, .dest = &model_any_place,
+	  .help = "model every row whatever the placement probe says (default: a row whose "
+		  "probe, or a run whose probe at its end, is more than 2x from the kernels' is "
+		  "not modelled: another placement of the cores)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec model_spec = {
 	.prog = "ibchar model",
-	.synopsis = "[--fits DIR2] [--pus N] DIR",
+	.synopsis = "[--fits DIR2] [--pus N] [--any-placement] DIR",
 	.summary = "The LoP closed loop (Hoefler & Rehm): the fitted model of a logp run "
 		   "(DIR/fits.csv, from `ibchar run logp`) predicts every barrier and all-to-all "
 		   "row of DIR/results.csv from the algorithms' rounds, by LoP (as printed, and "
@@ -139,7 +144,9 @@ static const struct ibc_opt_spec model_spec = {
 		   "extrapolates them to 1 K .. 64 K processes; RGM's fan-in is chosen by the model "
 		   "and checked against the measured sweep.  A prediction <= 0, or without a usable "
 		   "fit (fits.csv: usable), is printed as \"no prediction\" with why; rows with more "
-		   "ranks than PUs as \"not modelled (oversubscribed)\".  Writes DIR/lop-model.csv, "
+		   "ranks than PUs as \"not modelled (oversubscribed)\", and rows measured at another "
+		   "placement of the cores than the kernels (their placement probes more than 2x "
+		   "apart) as \"not modelled (placement: ...)\".  Writes DIR/lop-model.csv, "
 		   "lop-extrapolation.csv and lop-fanin.csv and prints the tables (docs/model.md).  Exit 2 for "
 		   "bad arguments, 1 when there is no fit or nothing to predict.",
 	.opts = model_opts,
@@ -293,7 +300,7 @@ static int cmd_model(int argc, char **argv)
 		fprintf(stderr, "ibchar model: one results directory is needed\nTry 'ibchar model --help'.\n");
 		return IBC_ERR_INVAL;
 	}
-	return ibc_harness_runner_model(argv[first], model_fits, (int)model_pus);
+	return ibc_harness_runner_model(argv[first], model_fits, (int)model_pus, model_any_place);
 }
 
 static int cmd_plot(int argc, char **argv, const char *bindir)

@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/status.h"
 #include "logp/logp_fits.h"
+#include "logp/logp_place.h"
 #include "pattern/pattern.h"
 
 #include <math.h>
@@ -424,11 +425,12 @@ static void fmtd(char *b, size_t cap, double v)
 		b[0] = '\0';
 }
 
-/* a model's status cell: "ok", "no prediction: why", or not modelled */
-static void status_fmt(const struct pred *p, int mod, int oversub, char *b, size_t cap)
+/* a model's status cell: "ok", "no prediction: why", or not modelled (nm:
+ * why) */
+static void status_fmt(const struct pred *p, int mod, const char *nm, char *b, size_t cap)
 {
-	if (oversub)
-		snprintf(b, cap, "%s", NOT_MODELLED);
+	if (nm != NULL)
+		snprintf(b, cap, "%s", nm);
 	else if (p->why[mod] != NULL)
 		snprintf(b, cap, "no prediction: %s", p->why[mod]);
 	else
@@ -505,10 +507,12 @@ static int row_oversub(const struct ibc_logp_model_opts *o, const struct ibc_csv
 
 /* the measured rows, predicted; per algorithm errors into a; score: rows
  * within +-20% by the closest model, rows scored, rows that could be
- * scored but no model predicts */
+ * scored but no model predicts.  A row oversubscribed, or measured at
+ * another placement than the kernels (pl), is not modelled. */
 static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_csv_table *t,
-			const struct ibc_logp_params *pr, struct ibc_csv_writer *w,
-			struct alg_err *a, size_t *na, size_t *npred, int *score)
+			const struct ibc_logp_params *pr, const struct ibc_logp_place *pl,
+			struct ibc_csv_writer *w, struct alg_err *a, size_t *na, size_t *npred,
+			int *score)
 {
 	size_t r;
 	int rc = IBC_OK;
@@ -521,12 +525,12 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		const char *suite = ibc_csv_str(t, r, "suite"), *variant = ibc_csv_str(t, r, "variant");
 		const char *xport = ibc_csv_str(t, r, "xport");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
-		int n = ibc_csv_int(t, r, "ranks"), meas_over, oversub, m, best = -1;
+		int n = ibc_csv_int(t, r, "ranks"), meas_over, m, best = -1;
 		double fan = ibc_csv_num(t, r, "fanin"), p50 = ibc_csv_num(t, r, "p50_us"), err[NMOD];
 		const char *as;
 		double meas = measured(t, r, &as);
 		size_t bytes = ibc_csv_size(t, r, "bytes");
-		char f[NMODEL][96], note[160], cellv[NMOD][16];
+		char f[NMODEL][160], note[160], cellv[NMOD][16], nmb[160];
 		const char *fp[NMODEL];
 		struct pred p;
 		struct alg_err *ae;
@@ -535,13 +539,17 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		if (fam == NULL || strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0 || !isfinite(meas) ||
 		    meas <= 0 || n < 1)
 			continue;
-		oversub = row_oversub(o, t, r, &meas_over);
+		const char *nm = row_oversub(o, t, r, &meas_over) ? NOT_MODELLED
+				 : o->any_placement ? NULL
+				 : ibc_logp_place_check(pl, suite, xport, ibc_csv_num(t, r, "probe_us"),
+							nmb, sizeof(nmb));
+
 		memset(&p, 0, sizeof(p));
-		if (!oversub && predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes,
+		if (nm == NULL && predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes,
 					row_eager(t, r), &p) != IBC_OK)
 			continue;
 		for (m = 0; m < NMOD; m++) {
-			if (oversub)
+			if (nm != NULL)
 				p.v[m] = NAN;
 			/* a measurement taken oversubscribed is no test of a prediction */
 			err[m] = meas_over ? NAN : p.v[m] / meas - 1;
@@ -556,32 +564,33 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		fp[0] = suite;
 		fp[1] = variant;
 		fp[2] = xport;
-		snprintf(f[3], 96, "%d", n);
-		snprintf(f[4], 96, "%zu", bytes);
+		snprintf(f[3], sizeof(f[3]), "%d", n);
+		snprintf(f[4], sizeof(f[4]), "%zu", bytes);
 		fp[5] = ibc_csv_str(t, r, "fanin");
-		snprintf(f[6], 96, "%d", meas_over);
-		fmtd(f[7], 96, meas);
+		snprintf(f[6], sizeof(f[6]), "%d", meas_over);
+		fmtd(f[7], sizeof(f[7]), meas);
 		fp[8] = as;
-		fmtd(f[9], 96, p50);
+		fmtd(f[9], sizeof(f[9]), p50);
 		for (m = 0; m < NMOD; m++) {
-			fmtd(f[10 + 2 * m], 96, p.v[m]);
-			fmtd(f[11 + 2 * m], 96, err[m]);
-			status_fmt(&p, m, oversub, f[18 + m], 96);
-			snprintf(cellv[m], sizeof(cellv[m]), "%s", oversub ? "n/m" : f[10 + 2 * m][0] ? f[10 + 2 * m] : "no pred.");
+			fmtd(f[10 + 2 * m], sizeof(f[0]), p.v[m]);
+			fmtd(f[11 + 2 * m], sizeof(f[0]), err[m]);
+			status_fmt(&p, m, nm, f[18 + m], sizeof(f[0]));
+			snprintf(cellv[m], sizeof(cellv[m]), "%s",
+				 nm != NULL ? "n/m" : f[10 + 2 * m][0] ? f[10 + 2 * m] : "no pred.");
 		}
-		snprintf(f[16], 96, "%d", p.rounds);
+		snprintf(f[16], sizeof(f[16]), "%d", p.rounds);
 		fp[17] = note;
 		if (best >= 0) {
 			fp[21] = mod_names[best];
-			fmtd(f[22], 96, err[best]);
+			fmtd(f[22], sizeof(f[22]), err[best]);
 		}
-		if (!oversub) {
-			fmtd(f[23], 96, p.copy_us);
-			fmtd(f[24], 96, p.user_us);
+		if (nm == NULL) {
+			fmtd(f[23], sizeof(f[23]), p.copy_us);
+			fmtd(f[24], sizeof(f[24]), p.user_us);
 		}
 		rc = ibc_csv_writer_row(w, fp);
 		(*npred)++;
-		ae = oversub || meas_over ? NULL : alg_get(a, na, suite, variant);
+		ae = nm != NULL || meas_over ? NULL : alg_get(a, na, suite, variant);
 		for (m = 0; ae != NULL && m < NMOD; m++)
 			if (isfinite(err[m])) {
 				ae->sum[m] += fabs(err[m]);
@@ -599,9 +608,9 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			suite, variant, xport, n, bytes, fp[5], meas, cellv[0], f[11], cellv[1], f[13],
 			cellv[2], f[15], best >= 0 ? mod_names[best] : "-", f[23][0] ? f[23] : "-",
 			f[24][0] ? f[24] : "-", note);
-		if (oversub)
-			fprintf(o->out, "%42s %s\n", "", NOT_MODELLED);
-		for (m = 0; !oversub && m < NMOD; m++)
+		if (nm != NULL)
+			fprintf(o->out, "%42s %s\n", "", nm);
+		for (m = 0; nm == NULL && m < NMOD; m++)
 			if (p.why[m] != NULL)
 				fprintf(o->out, "%42s %s: no prediction (%s)\n", "", mod_names[m], p.why[m]);
 	}
@@ -903,8 +912,9 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 {
 	static struct ibc_logp_params pr;
 	static struct alg_err a[MAX_ALGS];
+	static struct ibc_logp_place pl;
 	struct ibc_csv_writer *w[3] = { NULL, NULL, NULL };
-	struct ibc_csv_table *t = NULL;
+	struct ibc_csv_table *t = NULL, *kt = NULL;
 	const char *fd = o->fits_dir != NULL ? o->fits_dir : o->dir;
 	char path[4200];
 	size_t na = 0, npred = 0, i;
@@ -920,6 +930,14 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 		ibc_logp_params_free(&pr);
 		return rc;
 	}
+	/* the kernels' rows: these, or the fits directory's */
+	snprintf(path, sizeof(path), "%s/results.csv", fd);
+	if (strcmp(fd, o->dir) != 0 && ibc_csv_read(path, &kt) != IBC_OK)
+		kt = NULL;
+	ibc_logp_place_load(&pl, strcmp(fd, o->dir) != 0 ? kt : t, o->dir, fd);
+	if (kt != NULL)
+		ibc_csv_table_free(kt);
+	snprintf(path, sizeof(path), "%s/results.csv", o->dir);
 	if (o->out != NULL) {
 		fprintf(o->out, "LoP closed loop: the fits of run %s (%s) predict the rows of %s "
 			"(measured: the back-to-back mean paper_us, else p50_us; err = predicted / "
@@ -929,17 +947,21 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 			fprintf(o->out, " (--pus %d per node)", o->pus);
 		fprintf(o->out, ")\n");
 		terms_say(o->out, &pr);
+		if (o->any_placement)
+			fprintf(o->out, "placement: not checked (--any-placement)\n");
+		else
+			ibc_logp_place_say(&pl, o->out);
 	}
 	rc = writer(o->dir, "lop-model.csv", model_cols, NMODEL, &w[0]);
 	if (rc == IBC_OK)
-		rc = rows_predict(o, t, &pr, w[0], a, &na, &npred, score);
+		rc = rows_predict(o, t, &pr, &pl, w[0], a, &na, &npred, score);
 	if (rc == IBC_OK && npred == 0) {
 		ibc_error("logp model: %s has no rows the model predicts (barrier or all-to-all "
 			  "algorithms of ibchar)", path);
 		rc = IBC_ERR_NOTFOUND;
 	}
 	if (rc == IBC_OK && o->out != NULL) {
-		fprintf(o->out, "\nper algorithm (rows not oversubscribed), mean |err| over its rows "
+		fprintf(o->out, "\nper algorithm (rows modelled), mean |err| over its rows "
 			"and the rows each model was closest on:\n%-9s %-11s %8s %8s %8s  %-8s %s\n",
 			"suite", "variant", "LoP", "LoP-RTT", "LogGP", "closest", "wins (LoP/RTT/LogGP)");
 		for (i = 0; i < na; i++) {

@@ -81,6 +81,8 @@ struct ibc_logp_model_opts {
 	int pus;                              /* > 0: PUs per node (rows with more ranks
 					       * per node are not modelled); 0: each
 					       * row's oversub column */
+	int any_placement;                    /* 1: model a row whatever the placement
+					       * probe says (logp_place.h) */
 };
 
 /* IBC_ERR_NOTFOUND (logged) when there are no fits or no rows to predict. */

@@ -39,8 +39,9 @@ int ibc_harness_runner_list(const char *bindir);
 int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
 /* The LoP closed loop on dir's rows (logp_model.h) with the fits in
  * fits_dir (NULL: dir), for every suite of the table with rounds; the
- * table on stdout; pus > 0: PUs per node (logp_model.h). */
-int ibc_harness_runner_model(const char *dir, const char *fits_dir, int pus);
+ * table on stdout; pus > 0: PUs per node; any_placement: model rows
+ * whatever the placement probe says (logp_model.h). */
+int ibc_harness_runner_model(const char *dir, const char *fits_dir, int pus, int any_placement);
 /* The directory of the running executable (for bindir). */
 int ibc_harness_runner_bindir(char *buf, size_t cap);
 

@@ -19,18 +19,19 @@
 
 static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport", "ranks",
 				    "bytes", "fanin", "min_us", "p50_us", "mean_us", "oversub",
-				    "extra" };
+				    "probe_us", "extra" };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
 static struct ibc_csv_writer *w;
 static const char *row_over = "0"; /* the oversub column of the next rows */
+static const char *row_probe = "";  /* their probe_us ("": none measured) */
 
 static void row(const char *suite, const char *variant, int n, size_t bytes, long fanin, double us,
 		const char *extra)
 {
 	char f[8][32];
 	const char *fp[NCOLS] = { "R1", suite, variant, "ibchar", "shm", f[0], f[1], f[2],
-				  f[3], f[3], f[3], row_over, extra };
+				  f[3], f[3], f[3], row_over, row_probe, extra };
 
 	snprintf(f[0], 32, "%d", n);
 	snprintf(f[1], 32, "%zu", bytes);
@@ -494,6 +495,109 @@ static void test_readout(const struct ibc_logp_model_opts *base)
 	       "them ('%s')", note[0], note[1]);
 }
 
+static int starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* meta.csv of a run of the suites with their probes at start and end */
+static void meta_write(const char *dir, const char *const *suite, const char *const *start,
+		       const char *const *end, int n)
+{
+	char path[256];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/meta.csv", dir);
+	f = fopen(path, "w");
+	if (f == NULL)
+		tap_bail_out("writing %s", path);
+	fprintf(f, "key,value\nrun_id,R1\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "suite,%s\nprobe_start_us,%s\nprobe_end_us,%s\n", suite[i], start[i],
+			end[i]);
+	fclose(f);
+}
+
+/* Placement (logp_place.h): the kernels at probe 0.04 us.
+ *  - a row at 0.2 us (another placement) is not modelled, says why, has no
+ *    value and is not scored; one at 0.05 us is predicted; with
+ *    --any-placement both are;
+ *  - meta.csv: the barrier run's probe moved (0.04 -> 0.2): its rows are not
+ *    modelled, the all-to-all's are; the logp run's moved: none is. */
+static void test_placement(const struct ibc_logp_model_opts *base)
+{
+	static const char *const su[] = { "logp", "barrier", "alltoall" };
+	static const char *const st[] = { "0.04", "0.04", "0.04" };
+	static const char *const en_b[] = { "0.04", "0.2", "0.04" };
+	static const char *const en_k[] = { "0.2", "0.04", "0.04" };
+	struct ibc_logp_model_opts mo = *base;
+	char dir[] = "/tmp/ibc-loplXXXXXX", path[256], line[1024];
+	struct ibc_csv_table *t = NULL;
+	int pass, said = 0;
+	FILE *out;
+
+	results_open(dir);
+	row_probe = "0.04";
+	kernels();
+	row("barrier", "pe", 8, 0, 0, 10.0, "");
+	row("alltoall", "pairwise", 8, 1, 0, 10.0, "eager_max=4096");
+	row_probe = "0.2";
+	row("barrier", "rds", 8, 0, 0, 10.0, "");
+	row_probe = "";
+	out = model_said(&mo, dir, "placement");
+	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
+		said += strncmp(line, "placement: the kernels' probe shm 0.040 us", 42) == 0;
+	if (out != NULL)
+		fclose(out);
+	tap_is_int(said, 1, "placement: stdout says the kernels' probe");
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	for (pass = 0; pass < 4; pass++) {
+		/* pass 0: as measured; 1: --any-placement; 2: the barrier run
+		 * moved; 3: the logp run moved */
+		mo.dir = dir;
+		mo.out = NULL;
+		mo.any_placement = pass == 1;
+		if (pass >= 2)
+			meta_write(dir, su, st, pass == 2 ? en_b : en_k, 3);
+		if (pass > 0 && ibc_logp_model_run(&mo) != IBC_OK)
+			tap_bail_out("placement: model pass %d", pass);
+		if (ibc_csv_read(path, &t) != IBC_OK)
+			tap_bail_out("placement: %s unreadable", path);
+		if (pass == 0) {
+			tap_is_str(scell(t, "rds", 8, "", "lop_rtt_status"),
+				   "not modelled (placement: this row's probe 0.200 us, the kernels' "
+				   "0.040 us)", "placement: a row at probe 0.2 us against the kernels' "
+				   "0.04 us is not modelled, and says why");
+			tap_ok(!*scell(t, "rds", 8, "", "lop_rtt_us") &&
+				       !*scell(t, "rds", 8, "", "best_err"),
+			       "... no value, no error");
+			tap_is_str(scell(t, "pe", 8, "", "lop_rtt_status"), "ok",
+				   "... a row at probe 0.05 us is predicted");
+		} else if (pass == 1) {
+			tap_ok(strcmp(scell(t, "rds", 8, "", "lop_rtt_status"), "ok") == 0 &&
+				       isfinite(cell(t, "rds", 8, "", "lop_rtt_us")),
+			       "placement: --any-placement models the row at 0.2 us as well");
+		} else if (pass == 2) {
+			tap_ok(starts(scell(t, "pe", 8, "", "lop_status"),
+				      "not modelled (placement: the probe moved during this row's run, "
+				      "0.040 -> 0.200 us)") &&
+				       strcmp(scell(t, "pairwise", 8, "", "lop_status"), "ok") == 0,
+			       "placement: the barrier run's probe moved: its rows not modelled ('%s'), "
+			       "the all-to-all's modelled ('%s')", scell(t, "pe", 8, "", "lop_status"),
+			       scell(t, "pairwise", 8, "", "lop_status"));
+		} else {
+			tap_ok(starts(scell(t, "pairwise", 8, "", "lop_status"),
+				      "not modelled (placement: the probe moved during the kernels' run"),
+			       "placement: the logp run's probe moved: no row modelled ('%s')",
+			       scell(t, "pairwise", 8, "", "lop_status"));
+		}
+		ibc_csv_table_free(t);
+		t = NULL;
+	}
+	dir_remove(dir);
+}
+
 int main(void)
 {
 	const struct ibc_logp_family fams[] = { { "barrier", ibc_barrier_alg_rounds },
@@ -647,6 +751,7 @@ int main(void)
 	test_nocopy(&mo);
 	test_pool(&mo);
 	test_readout(&mo);
+	test_placement(&mo);
 	dir_remove(dir);
 	fclose(devnull);
 	return tap_done();

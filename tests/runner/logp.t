@@ -52,7 +52,7 @@ for v in rpe rds rgm pe ds; do
 done
 for v in hrwg de bruck pairwise direct; do grep -q "^alltoall,$v,shm,8,4096," "$M" || miss="$miss $v"; done
 [ -z "$miss" ]; ok $? "lop-model.csv predicts every algorithm's rows${miss:+ (missing:$miss)}"
-grep -q "LoP closed loop" "$tmp/sum" && grep -q "per algorithm (rows not oversubscribed), mean |err|" "$tmp/sum" &&
+grep -q "LoP closed loop" "$tmp/sum" && grep -q "per algorithm (rows modelled), mean |err|" "$tmp/sum" &&
 	grep -q "^copy term: each algorithm's local copies" "$tmp/sum" &&
 	grep -q "^user-write term: each write into" "$tmp/sum"
 ok $? "ibchar run prints the closed loop's table, with the copy and user-write terms"
