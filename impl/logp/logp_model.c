@@ -531,7 +531,7 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		double meas = measured(t, r, &as);
 		size_t bytes = ibc_csv_size(t, r, "bytes");
 		char f[NMODEL][160], note[160], cellv[NMOD][16], nmb[160];
-		const char *fp[NMODEL];
+		const char *fp[NMODEL], *nm;
 		struct pred p;
 		struct alg_err *ae;
 		size_t i;
@@ -539,11 +539,10 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		if (fam == NULL || strcmp(ibc_csv_str(t, r, "impl"), "ibchar") != 0 || !isfinite(meas) ||
 		    meas <= 0 || n < 1)
 			continue;
-		const char *nm = row_oversub(o, t, r, &meas_over) ? NOT_MODELLED
-				 : o->any_placement ? NULL
-				 : ibc_logp_place_check(pl, suite, xport, ibc_csv_num(t, r, "probe_us"),
-							nmb, sizeof(nmb));
-
+		nm = row_oversub(o, t, r, &meas_over)
+			     ? NOT_MODELLED
+			     : ibc_logp_place_check(pl, suite, xport, ibc_csv_num(t, r, "probe_us"), nmb,
+						    sizeof(nmb));
 		memset(&p, 0, sizeof(p));
 		if (nm == NULL && predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes,
 					row_eager(t, r), &p) != IBC_OK)
@@ -914,7 +913,7 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 	static struct alg_err a[MAX_ALGS];
 	static struct ibc_logp_place pl;
 	struct ibc_csv_writer *w[3] = { NULL, NULL, NULL };
-	struct ibc_csv_table *t = NULL, *kt = NULL;
+	struct ibc_csv_table *t = NULL;
 	const char *fd = o->fits_dir != NULL ? o->fits_dir : o->dir;
 	char path[4200];
 	size_t na = 0, npred = 0, i;
@@ -930,14 +929,11 @@ int ibc_logp_model_run(const struct ibc_logp_model_opts *o)
 		ibc_logp_params_free(&pr);
 		return rc;
 	}
-	/* the kernels' rows: these, or the fits directory's */
-	snprintf(path, sizeof(path), "%s/results.csv", fd);
-	if (strcmp(fd, o->dir) != 0 && ibc_csv_read(path, &kt) != IBC_OK)
-		kt = NULL;
-	ibc_logp_place_load(&pl, strcmp(fd, o->dir) != 0 ? kt : t, o->dir, fd);
-	if (kt != NULL)
-		ibc_csv_table_free(kt);
-	snprintf(path, sizeof(path), "%s/results.csv", o->dir);
+	/* --any-placement: nothing known of the placements, every row modelled */
+	if (o->any_placement)
+		memset(&pl, 0, sizeof(pl));
+	else
+		ibc_logp_place_load(&pl, t, o->dir, fd);
 	if (o->out != NULL) {
 		fprintf(o->out, "LoP closed loop: the fits of run %s (%s) predict the rows of %s "
 			"(measured: the back-to-back mean paper_us, else p50_us; err = predicted / "

@@ -2,6 +2,7 @@
 #include "logp/logp_place.h"
 
 #include "core/csv.h"
+#include "core/status.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static void meta_load(struct ibc_logp_place *pl, const char *dir)
 	size_t r;
 
 	snprintf(path, sizeof(path), "%s/meta.csv", dir);
-	if (access(path, R_OK) != 0 || ibc_csv_read(path, &t) != 0)
+	if (access(path, R_OK) != 0 || ibc_csv_read(path, &t) != IBC_OK)
 		return;   /* none: nothing known of the runs' ends */
 	for (r = 0; r + 1 < t->nrows; r++) {
 		const char *k = ibc_csv_str(t, r, "key"), *v = ibc_csv_str(t, r, "value");
@@ -43,13 +44,21 @@ static void meta_load(struct ibc_logp_place *pl, const char *dir)
 	ibc_csv_table_free(t);
 }
 
-void ibc_logp_place_load(struct ibc_logp_place *pl, const struct ibc_csv_table *kt,
+void ibc_logp_place_load(struct ibc_logp_place *pl, const struct ibc_csv_table *t,
 			 const char *dir, const char *fits_dir)
 {
+	int other = fits_dir != NULL && strcmp(fits_dir, dir) != 0;
+	struct ibc_csv_table *own = NULL;
+	const struct ibc_csv_table *kt = t;
+	char path[4200];
 	size_t r;
 	int i;
 
 	memset(pl, 0, sizeof(*pl));
+	if (other) {
+		snprintf(path, sizeof(path), "%s/results.csv", fits_dir);
+		kt = access(path, R_OK) == 0 && ibc_csv_read(path, &own) == IBC_OK ? own : NULL;
+	}
 	for (r = 0; kt != NULL && r + 1 < kt->nrows; r++) {
 		const char *x = ibc_csv_str(kt, r, "xport");
 		double p = ibc_csv_num(kt, r, "probe_us");
@@ -68,8 +77,10 @@ void ibc_logp_place_load(struct ibc_logp_place *pl, const struct ibc_csv_table *
 		pl->k[i].lo = fmin(pl->k[i].lo, p);
 		pl->k[i].hi = fmax(pl->k[i].hi, p);
 	}
+	if (own != NULL)
+		ibc_csv_table_free(own);
 	meta_load(pl, dir);
-	if (fits_dir != NULL && strcmp(fits_dir, dir) != 0)
+	if (other)
 		meta_load(pl, fits_dir);
 }
 

@@ -31,10 +31,11 @@ struct ibc_logp_place {
 	int nmoved;
 };
 
-/* The kernels' placement from the logp rows of kt (the fits directory's
- * results), and the runs whose probe moved from dir's and fits_dir's
- * meta.csv (either may lack one: nothing is known of it then). */
-void ibc_logp_place_load(struct ibc_logp_place *pl, const struct ibc_csv_table *kt,
+/* The kernels' placement from the logp rows of t (dir's results), or of
+ * fits_dir's results.csv when that is another directory, and the runs whose
+ * probe moved from dir's and fits_dir's meta.csv (any of them may be
+ * missing: nothing is known of it then). */
+void ibc_logp_place_load(struct ibc_logp_place *pl, const struct ibc_csv_table *t,
 			 const char *dir, const char *fits_dir);
 /* NULL when a row of suite and xport measured at probe_us is at its
  * kernels' placement, or when no probe says otherwise; else the reason it

@@ -179,6 +179,14 @@ static int recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, in
 	return rc;
 }
 
+/* where a received message lies: at the start of its slot (a receive) or
+ * at its end (a write) */
+static const unsigned char *msg_in(const struct lk_inst *in, const struct lk_msg *g)
+{
+	return (const unsigned char *)in->mr->addr + slot_of(in, g->peer, g->k) +
+	       (g->write ? in->slot - in->m : 0);
+}
+
 /* the last word of slot (from, k): a write's arrival flag */
 static uint64_t *flag_of(const struct lk_inst *in, int from, int k)
 {
@@ -283,8 +291,9 @@ static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
  * lines the reader holds (rtt-write-readout-1n) */
 static void readout(const struct lk_inst *in, int from)
 {
-	memcpy(in->dst, (const unsigned char *)in->mr->addr + slot_of(in, from, 0) + in->slot - in->m,
-	       in->m);
+	const struct lk_msg g = { from, 0, 1 };
+
+	memcpy(in->dst, msg_in(in, &g), in->m);
 }
 
 static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
@@ -549,14 +558,6 @@ static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int
 		}
 	}
 	return n;
-}
-
-/* where a received message lies: at the start of its slot (a receive) or
- * at its end (a write) */
-static const unsigned char *msg_in(const struct lk_inst *in, const struct lk_msg *g)
-{
-	return (const unsigned char *)in->mr->addr + slot_of(in, g->peer, g->k) +
-	       (g->write ? in->slot - in->m : 0);
 }
 
 /* the pattern, its last byte (a write's arrival flag) with the low bit set */
