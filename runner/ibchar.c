@@ -130,8 +130,9 @@ static const struct ibc_opt model_opts[] = {
 	  .min = 0, .max = 1e6 },
 	{ .name = "any-placement", .type = IBC_OPT_FLAG, .dest = &model_any_place,
 	  .help = "model every row whatever the placement probe says (default: a row whose "
-		  "probe, or a run whose probe at its end, is more than 2x from the kernels' is "
-		  "not modelled: another placement of the cores)" },
+		  "probe, or a run whose probe at its end, is more than 2x from the kernels' at "
+		  "its N is not modelled: another placement of the cores; oversubscribed runs "
+		  "are left out)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec model_spec = {

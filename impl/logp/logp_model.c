@@ -541,8 +541,8 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			continue;
 		nm = row_oversub(o, t, r, &meas_over)
 			     ? NOT_MODELLED
-			     : ibc_logp_place_check(pl, suite, xport, ibc_csv_num(t, r, "probe_us"), nmb,
-						    sizeof(nmb));
+			     : ibc_logp_place_check(pl, suite, xport, n, ibc_csv_num(t, r, "probe_us"),
+						    nmb, sizeof(nmb));
 		memset(&p, 0, sizeof(p));
 		if (nm == NULL && predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes,
 					row_eager(t, r), &p) != IBC_OK)

@@ -6,7 +6,10 @@
  * a kernel measured near predicts nothing about a row measured far, and a
  * closed loop that compares them gives errors of the placement, not of the
  * model.  Two probes more than IBC_LOGP_PLACE_FACTOR apart are two
- * placements. */
+ * placements.  A row at N ranks is held to the kernels measured at N (the
+ * ones its prediction takes), else to those of every N; an oversubscribed
+ * run's probe is the scheduler's, not a placement, and is left out (its
+ * rows are not modelled anyway). */
 #ifndef IBC_LOGP_PLACE_H
 #define IBC_LOGP_PLACE_H
 
@@ -14,18 +17,20 @@
 #include <stdio.h>
 
 #define IBC_LOGP_PLACE_FACTOR 2.0
-#define IBC_LOGP_PLACE_MAX 8 /* transports, and suites' runs, kept track of */
+#define IBC_LOGP_PLACE_MAX 64 /* (transport, N) pairs, and runs, kept track of */
 
 struct ibc_csv_table;
 
 struct ibc_logp_place {
 	struct {
 		char xport[16];
-		double lo, hi;           /* the kernels' (logp rows') probe_us */
+		int ranks;
+		double lo, hi;           /* the kernels' (logp rows') probe_us at N = ranks */
 	} k[IBC_LOGP_PLACE_MAX];
 	int nk;
 	struct {
 		char suite[16];
+		int ranks;               /* 0: not recorded (any N) */
 		double start, end;       /* a run whose probe moved (meta.csv) */
 	} moved[IBC_LOGP_PLACE_MAX];
 	int nmoved;
@@ -37,11 +42,11 @@ struct ibc_logp_place {
  * missing: nothing is known of it then). */
 void ibc_logp_place_load(struct ibc_logp_place *pl, const struct ibc_csv_table *t,
 			 const char *dir, const char *fits_dir);
-/* NULL when a row of suite and xport measured at probe_us is at its
- * kernels' placement, or when no probe says otherwise; else the reason it
- * is not modelled, "not modelled (placement: ...)", in b. */
+/* NULL when a row of suite and xport at N ranks measured at probe_us is at
+ * its kernels' placement, or when no probe says otherwise; else the reason
+ * it is not modelled, "not modelled (placement: ...)", in b. */
 const char *ibc_logp_place_check(const struct ibc_logp_place *pl, const char *suite,
-				 const char *xport, double probe_us, char *b, size_t cap);
+				 const char *xport, int ranks, double probe_us, char *b, size_t cap);
 /* One line on out: the kernels' probe, and any run whose probe moved. */
 void ibc_logp_place_say(const struct ibc_logp_place *pl, FILE *out);
 

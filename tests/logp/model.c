@@ -598,6 +598,54 @@ static void test_placement(const struct ibc_logp_model_opts *base)
 	dir_remove(dir);
 }
 
+/* Placement per N: kernels at N = 8 (probe 0.04 us), one oversubscribed
+ * kernel row at N = 4 (9 us: the scheduler's) whose run's probe moved
+ * (9 -> 1.3 us), and a logp run at N = 16 whose probe moved (0.04 -> 0.2).
+ * A row at N = 8 is modelled: the oversubscribed run is left out, and the
+ * run that moved is another N's; a row at N = 16 is not. */
+static void test_placement_n(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	char dir[] = "/tmp/ibc-lopnXXXXXX", path[256];
+	struct ibc_csv_table *t = NULL;
+	FILE *f, *out;
+
+	results_open(dir);
+	row_probe = "0.04";
+	kernels();
+	row("barrier", "pe", 8, 0, 0, 10.0, "");
+	row("barrier", "rds", 16, 0, 0, 10.0, "");
+	row_probe = "9.0";
+	row_over = "1";
+	row("logp", "rtt-write-1n", 4, 1, 1, 50.0, "");
+	row_over = "0";
+	row_probe = "";
+	snprintf(path, sizeof(path), "%s/meta.csv", dir);
+	f = fopen(path, "w");
+	if (f == NULL)
+		tap_bail_out("writing %s", path);
+	fprintf(f, "key,value\nbench,1\nsuite,logp\nranks,8\noversubscribed,0\n"
+		   "probe_start_us,0.04\nprobe_end_us,0.04\n"
+		   "bench,2\nranks,4\noversubscribed,1\nprobe_start_us,9.0\nprobe_end_us,1.3\n"
+		   "bench,3\nranks,16\noversubscribed,0\nprobe_start_us,0.04\nprobe_end_us,0.2\n");
+	fclose(f);
+	out = model_said(&mo, dir, "placement per N");
+	if (out != NULL)
+		fclose(out);
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	if (ibc_csv_read(path, &t) != IBC_OK)
+		tap_bail_out("placement per N: %s unreadable", path);
+	tap_is_str(scell(t, "pe", 8, "", "lop_rtt_status"), "ok",
+		   "placement per N: a row at N = 8 is modelled; the oversubscribed run (9 us, "
+		   "moved to 1.3) and the N = 16 run that moved are left out");
+	tap_ok(starts(scell(t, "rds", 16, "", "lop_rtt_status"),
+		      "not modelled (placement: the probe moved during the kernels' run"),
+	       "placement per N: a row at N = 16, whose kernels' run moved, is not ('%s')",
+	       scell(t, "rds", 16, "", "lop_rtt_status"));
+	ibc_csv_table_free(t);
+	dir_remove(dir);
+}
+
 int main(void)
 {
 	const struct ibc_logp_family fams[] = { { "barrier", ibc_barrier_alg_rounds },
@@ -752,6 +800,7 @@ int main(void)
 	test_pool(&mo);
 	test_readout(&mo);
 	test_placement(&mo);
+	test_placement_n(&mo);
 	dir_remove(dir);
 	fclose(devnull);
 	return tap_done();
