@@ -63,6 +63,7 @@ struct lk_inst {
 					 readout's (every rank's) */
 	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
 	struct ibc_logp_pool *pool;   /* rtt-pool-1n: its transport and receive pool */
+	int ack_due;                  /* copy-peer: rank 0 owes rank 1 its slot back, rank 1 awaits it */
 };
 
 /* a message of an iteration as one end sees it */
@@ -443,6 +444,28 @@ static void copy_check(struct ibc_suite_op *o, struct lk_inst *in, const unsigne
 	}
 }
 
+/* copy-peer's handshake, untimed: rank 1 writes its next block only once
+ * rank 0 has given the slot back (its flag cleared, and checked when
+ * validated): without it a rank 0 late by a window, or two calls with
+ * nothing between (a lone variant, a prime), lost the next block's flag to
+ * the clear and waited for it for ever.  Rank 0 gives it back with a write
+ * into rank 1's slot (0, 0); rank 1 awaits that before its next block. */
+static int copy_peer_ack(struct ibc_xport *x, struct lk_inst *in, const struct lk_arg *a)
+{
+	int rc = IBC_OK;
+
+	if (!in->ack_due)
+		return IBC_OK;
+	if (x->rank == 0) {
+		rc = msg_send(x, in, a, 1, 1);
+	} else {
+		rc = ibc_xport_wait_u64(x, flag_of(in, 0, 0), FLAG_MIN, WAIT_NS, NULL);
+		__atomic_store_n(flag_of(in, 0, 0), 0, __ATOMIC_RELAXED);
+	}
+	in->ack_due = 0;
+	return rc;
+}
+
 /* c(m): rank 0's memcpy of m bytes into its own buffers (each copy on
  * lines of its own), from its own warm source (copy: an all-to-all's
  * staging and packing; per copy, the mean of COPY_N in a row: one alone is
@@ -458,8 +481,12 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 	int k, n = a->kind == LK_COPY ? COPY_N : 1;
 	uint64_t t0, t1;
 
-	if (a->kind == LK_COPY_PEER && x->rank == 1)
-		return msg_send(x, in, a, 0, 1);
+	if (a->kind == LK_COPY_PEER && x->rank == 1) {
+		int rc = copy_peer_ack(x, in, a);
+
+		in->ack_due = 1;
+		return rc == IBC_OK ? msg_send(x, in, a, 0, 1) : rc;
+	}
 	if (x->rank != 0)
 		return IBC_OK;
 	src[0] = in->src->addr;
@@ -479,9 +506,13 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0) / n);
 	if (in->validate)
 		copy_check(o, in, src, n);
-	else if (a->kind == LK_COPY_PEER)
-		__atomic_store_n(flag_of(in, 1, 0), 0, __ATOMIC_RELAXED);
-	return IBC_OK;
+	if (a->kind != LK_COPY_PEER)
+		return IBC_OK;
+	in->ack_due = 1;
+	if (in->validate) /* the slot is checked and cleared in the next prepare, then given back */
+		return IBC_OK;
+	__atomic_store_n(flag_of(in, 1, 0), 0, __ATOMIC_RELAXED);
+	return copy_peer_ack(x, in, a);
 }
 
 static int lk_run(struct ibc_suite_op *o)
@@ -671,6 +702,8 @@ static int lk_prepare(struct ibc_suite_op *o)
 	struct ibc_xport *x = o->ctx->x;
 	int i, rc = in->validate ? validate_prepare(o, in) : IBC_OK;
 
+	if (rc == IBC_OK && a->kind == LK_COPY_PEER && x->rank == 0)
+		rc = copy_peer_ack(x, in, a); /* validated: the slot checked and cleared just now */
 	if (rc != IBC_OK)
 		return rc;
 	if (a->kind == LK_PRTT)
@@ -771,6 +804,8 @@ static int lk_setup(struct ibc_suite_op *o)
 	if (rc == IBC_OK) {
 		memset(in->mr->addr, 0, in->slot * (size_t)x->size * (size_t)in->kmax);
 		memset(in->src->addr, 1, in->m); /* the last byte (1) marks arrival */
+		if (in->validate && a->kind == LK_COPY_PEER && x->rank == 0) /* copy_peer_ack's */
+			memset((unsigned char *)in->src->addr + slot_of(in, 1, 0), 1, in->m);
 		rc = ibc_xport_rdesc_allgather(x, &in->mr->rdesc, in->rd);
 	}
 	if (rc == IBC_OK)
