@@ -85,7 +85,7 @@ static int bs_setup(struct ibc_suite_op *o)
 	}
 	if (rc == IBC_OK && o->ctx->cli->validate)
 		rc = ibc_barrier_check_open(o->ctx->boot, o->ctx->x, IBC_BARRIER_CHECK_AUTO,
-					    (size_t)(o->pt->iters + o->pt->warmup), &in->chk);
+					    (size_t)o->pt->runs_max, &in->chk);
 	if (rc != IBC_OK)
 		(void)bs_teardown(o); /* the harness tears down only what was set up */
 	return rc;

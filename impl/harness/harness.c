@@ -82,6 +82,7 @@ enum ibc_wait ibc_harness_wait_get(const struct ibc_harness *h) { return h->wait
 int ibc_harness_oversubscribed(const struct ibc_harness *h) { return h->oversub; }
 void ibc_harness_sample_set(struct ibc_harness *h, double us) { h->sample_override = us; }
 void ibc_harness_sample_end(struct ibc_harness *h) { h->sample_end_us = ibc_timer_now_us(); }
+int ibc_harness_timed(const struct ibc_harness *h) { return h->timed; }
 
 /* ------------------------------------------------------------ points ---- */
 /* IBC_SLOWDOWN=VARIANT:PCT makes every iteration of VARIANT (every variant
@@ -131,8 +132,17 @@ double ibc_harness_sample_from(const struct ibc_harness_op *op, int window, doub
 	return window && op->timing == IBC_HARNESS_TIME_ROOT ? ibc_timer_now_us() : start_us;
 }
 
-/* one iteration of op k: prepare, sync (or window), timed run */
-static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, int first_of_block)
+/* What an iteration is for: the warm-up (its time kept for the groups and
+ * the windows), a prime (untimed, ops_timed_group) or a sample. */
+enum iter_kind { ITER_WARM, ITER_PRIME, ITER_TIMED };
+
+/* one iteration of op k: prepare, sync (or, in window mode, a prime's or a
+ * sample's window: a prime has a window of its own, so that it is as far
+ * from its timed iteration as two timed iterations of a lone operation, and
+ * as safe: copy-peer's writer does not wait for its reader), run; timed
+ * (its time to *sample) when kind is ITER_TIMED */
+static int iteration(struct ibc_harness *h, struct op_state *s, enum iter_kind kind, double *sample,
+		     int first_of_block)
 {
 	const struct ibc_harness_op *op = s->op;
 	double t0, t1, ts, from;
@@ -146,7 +156,7 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 		}
 	}
 	h->win_late = 0;
-	if (h->window && sample != NULL) {
+	if (h->window && kind != ITER_WARM) {
 		rc = ibc_harness_window_wait(h, s, first_of_block, &t0);
 		if (rc != IBC_OK) {
 			ibc_error("harness: waiting for %s's window: %s", op->variant, ibc_status_str(rc));
@@ -162,9 +172,11 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 	}
 	h->sample_override = -1;
 	h->sample_end_us = 0;
-	from = ibc_harness_sample_from(op, h->window && sample != NULL, t0);
+	from = ibc_harness_sample_from(op, h->window && kind == ITER_TIMED, t0);
 	ts = s->slow_pct > 0 ? ibc_timer_now_us() : 0;
+	h->timed = kind == ITER_TIMED;
 	rc = op->run(h, op->arg);
+	h->timed = 0;
 	t1 = h->sample_end_us > 0 ? h->sample_end_us : ibc_timer_now_us();
 	if (rc == IBC_OK && ts > 0) /* the operation made slower on purpose */
 		t1 = ibc_harness_slowdown_spin(ts, s->slow_pct, &s->slow_min_us);
@@ -172,12 +184,14 @@ static int iteration(struct ibc_harness *h, struct op_state *s, double *sample, 
 		ibc_error("harness: %s: iteration failed: %s", op->variant, ibc_status_str(rc));
 		return rc;
 	}
-	if (h->window && sample != NULL && !h->win_late && s->dur != NULL && s->ndur < WINDOW_BLOCK_MAX)
-		s->dur[s->ndur++] = t1 - t0;
-	if (sample == NULL) {
+	if (kind == ITER_PRIME)
+		return IBC_OK;
+	if (kind == ITER_WARM) {
 		s->warm[s->nwarm++] = t1 - t0;
 		return IBC_OK;
 	}
+	if (h->window && !h->win_late && s->dur != NULL && s->ndur < WINDOW_BLOCK_MAX)
+		s->dur[s->ndur++] = t1 - t0;
 	*sample = (h->sample_override >= 0 ? h->sample_override : t1 - from) * op_scale(op);
 	if (h->win_late) {
 		/* marked by the sign: the reduction (rows.c) drops the iteration for every rank */
@@ -256,13 +270,26 @@ static int ops_timed_mark(struct ibc_harness *h, struct op_state *st, size_t n, 
  * noise, together; with 100 us, a 0.9 ms write-bw-burst stayed among the
  * rxe ping-pongs and held write-lat at 73 us per iteration: 37 apart, 33.5
  * alone);
- * groups run one after the other, fastest first. */
+ * groups run one after the other, fastest first.
+ *
+ * Within a group of several, each timed iteration follows an untimed one of
+ * its own operation (its prime), so that what it finds in the caches and
+ * the branch predictors is its own, as in a run of that variant alone, not
+ * what the other variants of the group left: otherwise a row's figure
+ * depends on which variants ran beside it (shm, piggyback 8 B, cores far:
+ * p50 0.300 us among the channel suite's 27 variants, 0.205 beside
+ * probe-write alone; primed, 0.200-0.210 in both).  Not for operations of
+ * PRIME_MAX_US or more, where what goes cold costs little against the
+ * operation and the prime would double the point's time. */
 #define GROUP_RATIO 10.0
 #define GROUP_FLOOR_US 20.0
+#define PRIME_MAX_US 1000.0
 
 static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const double *d)
 {
-	int *grp = calloc(n + 1, sizeof(int)), rc = IBC_OK, g;
+	/* grp[k]: op k's group, grp[n]: the number of groups, grp[n + 1 + k]:
+	 * op k primed */
+	int *grp = calloc(2 * n + 1, sizeof(int)), rc = IBC_OK, g;
 	char *taken = calloc(n, 1);
 	size_t k, best;
 
@@ -288,12 +315,21 @@ static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const
 			grp[best] = grp[n];
 		}
 		grp[n]++;
+		for (k = 0; k < n; k++) {
+			size_t j, members = 0;
+
+			for (j = 0; j < n; j++)
+				members += st[j].active && grp[j] == grp[k];
+			grp[n + 1 + k] = st[k].active && members > 1 && d[k] < PRIME_MAX_US;
+		}
 	}
 	if (rc == IBC_OK)
-		rc = ibc_boot_bcast(h->boot, grp, (n + 1) * sizeof(int), 0);
+		rc = ibc_boot_bcast(h->boot, grp, (2 * n + 1) * sizeof(int), 0);
 	if (rc == IBC_OK) {
-		for (k = 0; k < n; k++)
+		for (k = 0; k < n; k++) {
 			st[k].group = grp[k];
+			st[k].prime = grp[n + 1 + k];
+		}
 		h->ngroups = grp[n];
 		h->group = 0;
 	}
@@ -340,12 +376,34 @@ static int ops_timed_group(struct ibc_harness *h, struct op_state *st, size_t n,
 		}
 		for (j = 0; j < m && rc == IBC_OK; j++, first = 0) {
 			k = mem[(j + (size_t)i) % m];
-			rc = iteration(h, &st[k], &st[k].samples[i], first);
+			if (st[k].prime) {
+				rc = iteration(h, &st[k], ITER_PRIME, NULL, first);
+				first = 0;
+			}
+			if (rc == IBC_OK)
+				rc = iteration(h, &st[k], ITER_TIMED, &st[k].samples[i], first);
 		}
 	}
 	free(mem);
 	*done = i;
 	return rc;
+}
+
+/* A round's time with the primes over its time without them (rank 0: d
+ * the warm-up's medians) */
+static double primed_share(const struct op_state *st, size_t n, const double *d)
+{
+	double all = 0, primed = 0;
+	size_t k, np = 0;
+
+	for (k = 0; k < n; k++) {
+		if (!st[k].active)
+			continue;
+		all += d[k];
+		primed += st[k].prime ? 2 * d[k] : d[k];
+		np += (size_t)st[k].prime;
+	}
+	return all > 0 ? primed / all : np > 0 ? 2.0 : 1.0;
 }
 
 /* The step of a point this rank is at, for the runner (core/progress.h) */
@@ -371,7 +429,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	long iters, warmup, i, want, done, planned;
 	size_t k, nactive = 0;
 	int rc, agreed, g;
-	double t_start, per_iter, elapsed, budget_end, *d;
+	double t_start, per_iter, elapsed, budget_end, *d = NULL;
 	const char *what = "a measurement step failed";
 
 	pt.index = index;
@@ -383,6 +441,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 		warmup = p->warmup;
 	pt.iters = iters;
 	pt.warmup = warmup;
+	pt.runs_max = warmup + 2 * iters;
 	planned = iters;
 	h->st = st;
 	h->nst = n;
@@ -437,7 +496,7 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	h->win_stop = 0;
 	if (warmup > 0 && p->budget_s > 0) {
 		for (k = 0; k < n; k++)
-			if (st[k].active && (rc = iteration(h, &st[k], NULL, 0)) != IBC_OK)
+			if (st[k].active && (rc = iteration(h, &st[k], ITER_WARM, NULL, 0)) != IBC_OK)
 				goto err_abort;
 		want = warmup;
 		per_iter = ibc_timer_now_us() - t_start;
@@ -454,12 +513,18 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 	}
 	for (i = warmup > 0 && p->budget_s > 0 ? 1 : 0; i < warmup; i++)
 		for (k = 0; k < n; k++)
-			if (st[k].active && (rc = iteration(h, &st[k], NULL, 0)) != IBC_OK)
+			if (st[k].active && (rc = iteration(h, &st[k], ITER_WARM, NULL, 0)) != IBC_OK)
 				goto err_abort;
 	elapsed = ibc_timer_now_us() - t_start;
+	if ((d = calloc(n, sizeof(double))) == NULL) {
+		rc = IBC_ERR_NOMEM;
+		goto err_abort;
+	}
+	if ((rc = ibc_harness_warm_medians(h, st, n, d)) != IBC_OK || (rc = ops_group(h, st, n, d)) != IBC_OK)
+		goto err_abort;
 	want = iters;
 	if (b->rank == 0 && p->budget_s > 0 && warmup > 0) {
-		per_iter = elapsed / (double)warmup;
+		per_iter = elapsed / (double)warmup * primed_share(st, n, d);
 		if (per_iter * (double)iters > p->budget_s * 1e6) {
 			want = (long)(p->budget_s * 1e6 / per_iter);
 			if (want < MIN_BUDGET_ITERS)
@@ -488,17 +553,10 @@ static int point_run(struct ibc_harness *h, int index, struct op_state *st, size
 			goto err_abort;
 		}
 	}
-	if ((d = calloc(n, sizeof(double))) == NULL) {
-		rc = IBC_ERR_NOMEM;
+	if (h->window && (rc = ibc_harness_window_first(h, st, n, d)) != IBC_OK)
 		goto err_abort;
-	}
-	if ((rc = ibc_harness_warm_medians(h, st, n, d)) == IBC_OK)
-		rc = ops_group(h, st, n, d);
-	if (rc == IBC_OK && h->window)
-		rc = ibc_harness_window_first(h, st, n, d);
 	free(d);
-	if (rc != IBC_OK)
-		goto err_abort;
+	d = NULL;
 	if ((rc = ops_timed_mark(h, st, n, 0)) != IBC_OK)
 		goto err_abort;
 	point_step(index, st, n, pt.bytes, "measure");
@@ -633,6 +691,7 @@ err_abort:
 	 * teardown */
 	rc = run_fail(h, rc, what);
 	ops_release(h, st, n, 0);
+	free(d);
 	return rc;
 }
 

@@ -92,6 +92,8 @@ struct ibc_harness_point {
 	int index;    /* point number in p.sizes */
 	long budget_iters; /* after the timed run: the iterations it ran when the
 			    * budget cut it short of the plan, else 0 */
+	long runs_max;     /* at most this many run() calls of an operation in the
+			    * point: the warm-up, the timed iterations and their primes */
 };
 
 struct ibc_harness_op {
@@ -220,6 +222,10 @@ void ibc_harness_sample_set(struct ibc_harness *h, double us);
 /* Inside run(): the operation ended now; what run() does after this (e.g.
  * a correctness check) is not timed. */
 void ibc_harness_sample_end(struct ibc_harness *h);
+/* Inside run(): 1 in a timed iteration, 0 in the warm-up or a prime (the
+ * untimed iteration before a timed one, harness.c), for an operation that
+ * keeps figures of its own. */
+int ibc_harness_timed(const struct ibc_harness *h);
 /* The barrier-mode sync step (collective), for callbacks that need the
  * ranks lined up, e.g. before a back-to-back loop.  On one node it serves
  * params.serve while it waits; across nodes it is the bootstrap's barrier,

@@ -29,6 +29,7 @@ struct op_state {
 	long nwarm;
 	int group;        /* interleaved with the operations of its group (harness.c), */
 	long iters;       /* ... which ran this many timed iterations */
+	int prime;        /* 1: each timed iteration follows an untimed one of it (harness.c) */
 	double slow_pct;  /* IBC_SLOWDOWN's stretch of it, looked up once per point */
 	double slow_min_us; /* ... of its shortest iteration so far (0: none yet) */
 	/* window mode */
@@ -64,6 +65,7 @@ struct ibc_harness {
 	double margin_us;        /* an anchor is this far ahead of rank 0's now */
 	int win_late;            /* the last window wait ended late */
 	long block_rounds;       /* rounds per block (of the current group's operations) */
+	int timed;               /* 1: inside a timed iteration's run() */
 	int group;               /* the group of operations being timed, */
 	int ngroups;             /* ... of this many in the point */
 	double budget_end_us;    /* rank 0: past this local time the timed loop ends at the

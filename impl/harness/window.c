@@ -122,7 +122,7 @@ static void block_rounds_set(struct ibc_harness *h)
 
 	for (k = 0; k < h->nst; k++)
 		if (h->st[k].active && h->st[k].group == h->group)
-			per += h->st[k].win_us;
+			per += h->st[k].prime ? 2 * h->st[k].win_us : h->st[k].win_us; /* harness.c */
 	r = per > 0 ? (long)(WINDOW_BLOCK_US / per) : WINDOW_BLOCK_MAX;
 	h->block_rounds = r < WINDOW_BLOCK_MIN ? WINDOW_BLOCK_MIN : r > WINDOW_BLOCK_MAX ? WINDOW_BLOCK_MAX : r;
 }

@@ -556,7 +556,7 @@ static int v_setup_kernel(struct ibc_suite_op *o, struct link_inst *in)
 			in->msgs = 16;
 	}
 	if (k == K_WRITE_BW_BURST || k == K_WRITE_BW_STREAM) {
-		in->cap = o->pt->iters + o->pt->warmup + 1;
+		in->cap = o->pt->iters + 1;
 		in->t = calloc((size_t)in->cap, sizeof(double));
 		if (in->t == NULL)
 			return IBC_ERR_NOMEM;
@@ -619,7 +619,7 @@ static int v_run(struct ibc_suite_op *o)
 			double us = ibc_timer_now_us() - t0;
 			long per = k == K_WRITE_BW_BURST ? opt_window : in->msgs;
 
-			if (in->nt < in->cap)
+			if (in->nt < in->cap && ibc_harness_timed(o->h))
 				in->t[in->nt++] = us;
 			/* the row's time is per message */
 			ibc_harness_sample_set(o->h, us / (double)per);
@@ -739,14 +739,13 @@ static int v_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	switch (k) {
 	case K_WRITE_BW_BURST:
 	case K_WRITE_BW_STREAM: {
-		/* the warm-up's iterations come first: use the timed ones */
-		long skip = o->pt->warmup < in->nt ? o->pt->warmup : 0, m = in->nt - skip;
+		/* the timed iterations' (run() keeps no other) */
 		long per = k == K_WRITE_BW_BURST ? opt_window : in->msgs;
 		double med = 0;
 
-		if (m > 0) {
-			ibc_stats_sort(in->t + skip, (size_t)m);
-			med = ibc_stats_quantile_sorted(in->t + skip, (size_t)m, 0.5);
+		if (in->nt > 0) {
+			ibc_stats_sort(in->t, (size_t)in->nt);
+			med = ibc_stats_quantile_sorted(in->t, (size_t)in->nt, 0.5);
 		}
 		snprintf(buf, cap, "window=%ld;%s%ld;MBps=%.1f", opt_window,
 			 k == K_WRITE_BW_BURST ? "burst=" : "msgs=", per,

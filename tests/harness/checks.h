@@ -9,9 +9,12 @@
  *                slowest rank gives 10 (n-1) + i % 5, skew 10 (n-1), the
  *                mean over ranks 5 (n-1) + 2: exact numbers.
  *   C  "root":   like B with IBC_HARNESS_TIME_ROOT: rank 0's i % 5.
- * Every operation logs its calls; each warm-up round runs every variant
- * once; timed rounds interleave variants of about one duration, rotated
- * (B C, C B, ...), and A, a thousand times slower, is timed after them. */
+ * Every operation logs its calls (upper case timed, lower case not:
+ * ibc_harness_timed); each warm-up round runs every variant once; timed
+ * rounds interleave variants of about one duration, rotated (B C, C B, ...),
+ * each timed call after an untimed one of it (its prime: b B c C, c C b B,
+ * ...), and A, a thousand times slower, is timed after them, alone and not
+ * primed. */
 #ifndef IBC_TEST_HARNESS_CHECKS_H
 #define IBC_TEST_HARNESS_CHECKS_H
 
@@ -34,8 +37,7 @@
 
 struct chk_op {
 	char tag;
-	long iter;      /* timed-or-warm-up calls so far */
-	long warmup;
+	long timed;     /* timed calls so far */
 };
 
 static char chk_log[CHK_LOG];
@@ -54,26 +56,28 @@ static int chk_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, 
 	struct chk_op *o = arg;
 
 	(void)h;
-	o->iter = 0;
-	o->warmup = pt->warmup;
+	(void)pt;
+	o->timed = 0;
 	return IBC_OK;
 }
 
-static long chk_timed_index(struct chk_op *o)
+/* logs the call; the timed index of a timed call, else -1 */
+static long chk_call(struct ibc_harness *h, struct chk_op *o)
 {
-	return o->iter - o->warmup; /* < 0 during warm-up */
+	int timed = ibc_harness_timed(h);
+
+	chk_log_add(timed ? o->tag : (char)(o->tag - 'A' + 'a'));
+	return timed ? o->timed++ : -1;
 }
 
 static int chk_run_sleep(struct ibc_harness *h, void *arg)
 {
 	struct chk_op *o = arg;
 	int r = ibc_harness_boot(h)->rank;
-	long i = chk_timed_index(o);
+	long i = chk_call(h, o);
 	double us = CHK_D_US * (1 + (r + (i < 0 ? 0 : i)) % 4);
 	struct timespec ts = { 0, (long)(us * 1000) };
 
-	chk_log_add(o->tag);
-	o->iter++;
 	nanosleep(&ts, NULL);
 	return IBC_OK;
 }
@@ -82,10 +86,8 @@ static int chk_run_exact(struct ibc_harness *h, void *arg)
 {
 	struct chk_op *o = arg;
 	int r = ibc_harness_boot(h)->rank;
-	long i = chk_timed_index(o);
+	long i = chk_call(h, o);
 
-	chk_log_add(o->tag);
-	o->iter++;
 	ibc_harness_sample_set(h, 10.0 * r + (double)((i < 0 ? 0 : i) % 5));
 	return IBC_OK;
 }
@@ -120,7 +122,7 @@ static double chk_extra(const struct ibc_csv_table *t, size_t row, const char *k
 }
 
 /* number of TAP lines chk_run prints on rank 0 */
-#define CHK_TESTS 19
+#define CHK_TESTS 20
 
 static void chk_run(struct ibc_boot *b, const char *launcher)
 {
@@ -159,22 +161,28 @@ static void chk_run(struct ibc_boot *b, const char *launcher)
 	chk_log_n = 0;
 	rc = ibc_harness_run(b, &p, ops, 3);
 
-	/* interleaving: warm-up rounds A B C; then the timed rounds in groups
-	 * of about one duration, fastest first: B and C (microseconds)
-	 * interleaved and rotated (B C, C B, ...), then A (milliseconds) alone */
+	/* interleaving: warm-up rounds a b c (untimed); then the timed rounds
+	 * in groups of about one duration, fastest first: B and C
+	 * (microseconds) interleaved and rotated, each primed (b B c C, c C b
+	 * B, ...), then A (milliseconds) alone, unprimed */
 	for (i = 0; i < chk_log_n; i++) {
 		char expect;
 
-		if (i < 9)
-			expect = "ABC"[i % 3];
-		else if (i < 9 + 2 * CHK_ITERS)
-			expect = "BC"[((i - 9) % 2 + (i - 9) / 2) % 2];
-		else
+		if (i < 9) {
+			expect = "abc"[i % 3];
+		} else if (i < 9 + 4 * CHK_ITERS) {
+			size_t j = (i - 9) / 4, pos = (i - 9) % 4;
+
+			expect = "BC"[(pos / 2 + j) % 2];
+			if (pos % 2 == 0)
+				expect = (char)(expect - 'A' + 'a');
+		} else {
 			expect = 'A';
+		}
 		if (chk_log[i] != expect)
 			ok_order = 0;
 	}
-	if (chk_log_n != 3 * (CHK_ITERS + 3))
+	if (chk_log_n != 9 + 5 * CHK_ITERS)
 		ok_order = 0;
 	if (b->rank == 0)
 		orders = calloc((size_t)n, sizeof(int));
@@ -185,7 +193,7 @@ static void chk_run(struct ibc_boot *b, const char *launcher)
 	tap_is_int(rc, IBC_OK, "%d ranks: harness run succeeds", n);
 	for (r = 0; r < n && orders != NULL && orders[r]; r++)
 		;
-	tap_ok(orders != NULL && r == n, "%d ranks: variants of one duration interleaved and rotated (B C, C B, ...), the 1000x slower one timed after them, on every rank", n);
+	tap_ok(orders != NULL && r == n, "%d ranks: variants of one duration interleaved and rotated, each timed call after an untimed one of it (b B c C, c C b B, ...), the 1000x slower one timed after them unprimed, on every rank", n);
 	free(orders);
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
 	rc = ibc_csv_read(path, &t);
@@ -258,6 +266,10 @@ static void chk_run(struct ibc_boot *b, const char *launcher)
 	       strstr(ibc_csv_cell(t, (size_t)rcr, "extra"), "group=1/2") != NULL &&
 	       strstr(ibc_csv_cell(t, (size_t)ra, "extra"), "group=2/2") != NULL,
 	       "%d ranks: extra names each row's timed group (exact, root 1/2; sleep 2/2)", n);
+	tap_ok(strstr(ibc_csv_cell(t, (size_t)rb, "extra"), "primed=1") != NULL &&
+	       strstr(ibc_csv_cell(t, (size_t)rcr, "extra"), "primed=1") != NULL &&
+	       strstr(ibc_csv_cell(t, (size_t)ra, "extra"), "primed") == NULL,
+	       "%d ranks: extra says which rows were primed (exact, root; not sleep)", n);
 	ibc_csv_table_free(t);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/meta.csv", dir);

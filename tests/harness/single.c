@@ -90,7 +90,8 @@ int main(void)
 	struct fake spin = { .spin_us = { 100, 150, 200 } }, fixed = { .fixed = 40 },
 		    bad = { .fixed = 5, .validate_rc = IBC_ERR_VALIDATE },
 		    unsup = { .fixed = 1, .setup_rc = IBC_ERR_UNSUPPORTED },
-		    slow = { .spin_us = { 2000, 2000, 2000 } };
+		    slow = { .spin_us = { 2000, 2000, 2000 } }, slow2 = { .spin_us = { 2000, 2000, 2000 } },
+		    mid = { .spin_us = { 200, 200, 200 } }, mid2 = { .spin_us = { 200, 200, 200 } };
 	struct ibc_harness_op ops[] = {
 		{ .variant = "spin", .arg = &spin, .setup = f_setup, .run = f_run, .fanin = 3,
 		  .validate = f_validate, .extra = f_extra },
@@ -101,6 +102,14 @@ int main(void)
 	struct ibc_harness_op op_bad = { .variant = "bad", .arg = &bad, .setup = f_setup,
 					 .run = f_run, .validate = f_validate };
 	struct ibc_harness_op op_slow = { .variant = "slow", .arg = &slow, .setup = f_setup, .run = f_run };
+	struct ibc_harness_op slows[] = {
+		{ .variant = "slow", .arg = &slow, .setup = f_setup, .run = f_run },
+		{ .variant = "slow2", .arg = &slow2, .setup = f_setup, .run = f_run },
+	};
+	struct ibc_harness_op mids[] = {
+		{ .variant = "mid", .arg = &mid, .setup = f_setup, .run = f_run },
+		{ .variant = "mid2", .arg = &mid2, .setup = f_setup, .run = f_run },
+	};
 	struct ibc_harness_params p;
 	struct ibc_boot *b;
 	struct ibc_csv_table *t = NULL;
@@ -110,7 +119,7 @@ int main(void)
 	int rc, all_cols = 1;
 	long iters;
 
-	tap_plan(29);
+	tap_plan(33);
 	if (mkdtemp(dir) == NULL)
 		tap_bail_out("mkdtemp failed");
 	tap_is_int(ibc_boot_open("single", 1, &b), IBC_OK, "single bootstrap opens");
@@ -202,6 +211,35 @@ int main(void)
 	tap_ok(iters >= 10 && iters < 100, "time budget: %ld of 1000 iterations", iters);
 	if (rc == IBC_OK)
 		ibc_csv_table_free(t);
+
+	/* two 200 us operations in one group, each timed iteration primed: a
+	 * round costs 4 of them, so a 0.1 s budget plans at most 125 rounds
+	 * (250 if the plan forgot the primes; a loaded host only lowers it) */
+	p.budget_s = 0.1;
+	p.sync_mode = IBC_HARNESS_SYNC_BARRIER;
+	rc = ibc_harness_run(b, &p, mids, 2);
+	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
+	r = rc == IBC_OK ? row_of(t, "mid2", NULL) : -1;
+	iters = r >= 0 ? (long)num(t, r, "iters") : -1;
+	tap_ok(r >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "primed=1") != NULL,
+	       "two 0.2 ms operations in one group: primed");
+	tap_ok(iters >= 10 && iters <= 160, "... the budget plans for the primes: %ld rounds in 0.1 s", iters);
+	tap_is_int(mid2.calls, 5 + 2 * iters, "... run() called for the warm-up, each prime and each timed iteration");
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+
+	/* operations of a millisecond or more are not primed */
+	p.iters = 5;
+	p.warmup = 1;
+	p.budget_s = 0;
+	rc = ibc_harness_run(b, &p, slows, 2);
+	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
+	r = rc == IBC_OK ? row_of(t, "slow2", NULL) : -1;
+	tap_ok(r >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "primed") == NULL && slow2.calls == 6,
+	       "two 2 ms operations in one group: not primed (%ld calls)", slow2.calls);
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+	p.sync_mode = IBC_HARNESS_SYNC_AUTO;
 
 	snprintf(path, sizeof(path), "%s/meta.csv", dir);
 	rc = ibc_csv_read(path, &t);
