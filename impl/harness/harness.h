@@ -175,6 +175,8 @@ struct ibc_harness_params {
 	enum ibc_harness_sync_mode sync_mode; /* default AUTO (see above) */
 	const char *barrier_only;  /* set: the suite's iterations start at a barrier
 				      whatever sync_mode says, for this reason */
+	const char *unprimed;      /* set: no timed iteration is primed (harness.c),
+				      for this reason (meta.csv's prime) */
 	int measures_machine;      /* 1: the suite measures the machine, not the code
 				      (the placement probe): IBC_SLOWDOWN=* leaves it */
 	/* window mode: > 0 fixes W (microseconds) instead of adapting it */

@@ -653,6 +653,7 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 		p.factor_refs[i] = d->factor_refs[i];
 	p.nfactor_refs = i;
 	p.mpi_version = ext != NULL ? ext->mpi_version : NULL;
+	p.unprimed = d->unprimed;
 	ibc_harness_params_argv(&p, argc, argv);
 	rc = ibc_harness_cli_apply(&cli, &p);
 	if (rc != IBC_OK)

@@ -158,6 +158,8 @@ struct ibc_suite_def {
 	const struct ibc_opt *opts;        /* the suite's own options (IBC_OPT_END) or NULL */
 	const char *const *factor_refs;    /* rows get factor_vs_<ref>; NULL-terminated */
 	long b2b_iters;          /* back-to-back operations per row (paper_us); 0: none */
+	const char *unprimed;    /* set: its timed iterations are not primed, for this
+				    reason (ibc_harness_params.unprimed) */
 	/* ... or this many at a point (e.g. fewer for large messages); optional,
 	 * the same on every rank */
 	long (*b2b_count)(const struct ibc_suite_op *o);

@@ -85,6 +85,17 @@ static long row_of(const struct ibc_csv_table *t, const char *variant, const cha
 	return -1;
 }
 
+/* the last row of variant (rows of earlier runs and points come first) */
+static long row_last(const struct ibc_csv_table *t, const char *variant)
+{
+	long r, last = -1;
+
+	for (r = 0; r + 1 < (long)t->nrows; r++)
+		if (strcmp(ibc_csv_cell(t, (size_t)r, "variant"), variant) == 0)
+			last = r;
+	return last;
+}
+
 int main(void)
 {
 	struct fake spin = { .spin_us = { 100, 150, 200 } }, fixed = { .fixed = 40 },
@@ -119,7 +130,7 @@ int main(void)
 	int rc, all_cols = 1;
 	long iters;
 
-	tap_plan(33);
+	tap_plan(34);
 	if (mkdtemp(dir) == NULL)
 		tap_bail_out("mkdtemp failed");
 	tap_is_int(ibc_boot_open("single", 1, &b), IBC_OK, "single bootstrap opens");
@@ -219,7 +230,7 @@ int main(void)
 	p.sync_mode = IBC_HARNESS_SYNC_BARRIER;
 	rc = ibc_harness_run(b, &p, mids, 2);
 	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
-	r = rc == IBC_OK ? row_of(t, "mid2", NULL) : -1;
+	r = rc == IBC_OK ? row_last(t, "mid2") : -1;
 	iters = r >= 0 ? (long)num(t, r, "iters") : -1;
 	tap_ok(r >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "primed=1") != NULL,
 	       "two 0.2 ms operations in one group: primed");
@@ -228,13 +239,26 @@ int main(void)
 	if (rc == IBC_OK)
 		ibc_csv_table_free(t);
 
+	/* a suite that asks for no primes (logp: the model's kernels) gets none */
+	p.unprimed = "a test";
+	mid2.calls = 0;
+	rc = ibc_harness_run(b, &p, mids, 2);
+	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
+	r = rc == IBC_OK ? row_last(t, "mid2") : -1;
+	iters = r >= 0 ? (long)num(t, r, "iters") : -1;
+	tap_ok(r >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "primed") == NULL && mid2.calls == 5 + iters,
+	       "params.unprimed: the same two operations, not primed (%ld calls, %ld timed)", mid2.calls, iters);
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+	p.unprimed = NULL;
+
 	/* operations of a millisecond or more are not primed */
 	p.iters = 5;
 	p.warmup = 1;
 	p.budget_s = 0;
 	rc = ibc_harness_run(b, &p, slows, 2);
 	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
-	r = rc == IBC_OK ? row_of(t, "slow2", NULL) : -1;
+	r = rc == IBC_OK ? row_last(t, "slow2") : -1;
 	tap_ok(r >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "primed") == NULL && slow2.calls == 6,
 	       "two 2 ms operations in one group: not primed (%ld calls)", slow2.calls);
 	if (rc == IBC_OK)
