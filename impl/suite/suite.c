@@ -266,12 +266,6 @@ static int h_timed_end(struct ibc_harness *h, void *arg)
 	return counters_read(o, o->c1);
 }
 
-/* while the harness waits: the transport's progress and its hooks */
-static int serve_xport(void *x)
-{
-	return ibc_xport_progress(x);
-}
-
 static int h_teardown(struct ibc_harness *h, void *arg)
 {
 	struct ibc_suite_op *o = arg;
@@ -431,6 +425,18 @@ struct drv {
 	struct ibc_harness_op hops[IBC_SUITE_MAX_OPS];
 	size_t nops;
 };
+
+/* while the harness waits: the transport's progress and its hooks, and the
+ * host MPI's (ibc_suite_ext.progress) */
+static int serve_drv(void *arg)
+{
+	const struct drv *v = arg;
+	int rc = v->ctx.x != NULL ? ibc_xport_progress(v->ctx.x) : IBC_OK;
+
+	if (rc == IBC_OK && v->ext != NULL && v->ext->progress != NULL)
+		rc = v->ext->progress();
+	return rc;
+}
 
 static void variants_collect(struct drv *v)
 {
@@ -684,8 +690,10 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 		p.xport = v.ctx.x->caps.backend;
 		p.device = v.ctx.x->caps.device;
 		p.clock_xport = v.ctx.x;
-		p.serve = serve_xport;
-		p.serve_arg = v.ctx.x;
+	}
+	if (v.ctx.x != NULL || (ext != NULL && ext->progress != NULL)) {
+		p.serve = serve_drv;
+		p.serve_arg = &v;
 	}
 	if (d->open != NULL) {
 		rc = d->open(&v.ctx, &v.ctx.state);

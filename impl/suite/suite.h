@@ -189,6 +189,11 @@ struct ibc_suite_ext {
 	const struct ibc_suite_variant *variants;
 	size_t nvariants;
 	const char *mpi_version;  /* meta.csv */
+	/* the host MPI's progress, served while the harness waits (a sync step,
+	 * a window): a peer's MPI call may finish only when this rank's MPI
+	 * progresses (Open MPI's 64 KiB MPI_Isend waited in MPI_Waitall for
+	 * the receiver, which waited at the sync step); optional */
+	int (*progress)(void);
 };
 
 /* A variant made like tmpl for something that is not one of the suite's

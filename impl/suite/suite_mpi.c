@@ -10,6 +10,8 @@
 #include "core/status.h"
 #include "harness/harness.h"
 
+#include <mpi.h>
+
 #ifndef IBC_MPI_NAME
 #define IBC_MPI_NAME "mpi"
 #endif
@@ -31,6 +33,17 @@ static int boot_open(int *argc, char ***argv, struct ibc_boot **out)
 	return rc;
 }
 
+/* the MPI's progress engine, turned by a probe that receives nothing */
+static int mpi_progress(void)
+{
+	int flag = 0;
+
+	return MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) ==
+			       MPI_SUCCESS
+		       ? IBC_OK
+		       : IBC_ERR_REMOTE;
+}
+
 int ibc_suite_mpi_main(const struct ibc_suite_def *d, const struct ibc_suite_variant *vars,
 		       size_t nvars, struct ibc_suite_mpi_job *job, int argc, char **argv)
 {
@@ -41,6 +54,7 @@ int ibc_suite_mpi_main(const struct ibc_suite_def *d, const struct ibc_suite_var
 		.variants = vars,
 		.nvariants = nvars,
 		.mpi_version = version,
+		.progress = mpi_progress,
 	};
 
 	job_out = job;
