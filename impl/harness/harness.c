@@ -277,8 +277,8 @@ static int ops_timed_mark(struct ibc_harness *h, struct op_state *st, size_t n, 
  * the branch predictors is its own, as in a run of that variant alone, not
  * what the other variants of the group left: otherwise a row's figure
  * depends on which variants ran beside it (shm, piggyback 8 B, cores far:
- * p50 0.300 us among the channel suite's 27 variants, 0.205 beside
- * probe-write alone; primed, 0.200-0.210 in both).  Not for operations of
+ * p50 0.295-0.305 us among the channel suite's 27 variants, 0.205-0.220
+ * beside probe-write alone; primed, 0.195-0.210 and 0.190-0.205).  Not for operations of
  * PRIME_MAX_US or more, where what goes cold costs little against the
  * operation and the prime would double the point's time. */
 #define GROUP_RATIO 10.0
