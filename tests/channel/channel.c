@@ -289,11 +289,16 @@ int main(void)
 		struct tcase tc = { .design = "basic", .ring = 65536,
 				    .mutant = IBC_CHANNEL_MUTANT_HEAD_FIRST };
 		struct report r[2];
+		int tries = 0, caught = 0;
 
-		run_case(&tc, r);
-		tap_ok(r[0].bad + r[1].bad > 0 || r[0].rc != IBC_OK || r[1].rc != IBC_OK,
-		       "mutant: basic publishing the head before the data is caught (%llu wrong bytes)",
-		       (unsigned long long)(r[0].bad + r[1].bad));
+		/* a race: on a loaded host the reader may sit out a whole stream
+		 * without meeting the head's lead, so a few streams are allowed */
+		while (!caught && tries++ < 8) {
+			run_case(&tc, r);
+			caught = r[0].bad + r[1].bad > 0 || r[0].rc != IBC_OK || r[1].rc != IBC_OK;
+		}
+		tap_ok(caught, "mutant: basic publishing the head before the data is caught (%llu wrong "
+			       "bytes, stream %d)", (unsigned long long)(r[0].bad + r[1].bad), tries);
 	}
 	if (torn) {
 		struct tcase tc = { .design = "basic", .ring = 4096, .constant = 1,
