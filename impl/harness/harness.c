@@ -82,7 +82,7 @@ enum ibc_wait ibc_harness_wait_get(const struct ibc_harness *h) { return h->wait
 int ibc_harness_oversubscribed(const struct ibc_harness *h) { return h->oversub; }
 void ibc_harness_sample_set(struct ibc_harness *h, double us) { h->sample_override = us; }
 void ibc_harness_sample_end(struct ibc_harness *h) { h->sample_end_us = ibc_timer_now_us(); }
-int ibc_harness_timed(const struct ibc_harness *h) { return h->timed; }
+enum ibc_harness_call ibc_harness_call(const struct ibc_harness *h) { return h->call; }
 
 /* ------------------------------------------------------------ points ---- */
 /* IBC_SLOWDOWN=VARIANT:PCT makes every iteration of VARIANT (every variant
@@ -134,7 +134,8 @@ double ibc_harness_sample_from(const struct ibc_harness_op *op, int window, doub
 
 /* What an iteration is for: the warm-up (its time kept for the groups and
  * the windows), a prime (untimed, ops_timed_group) or a sample. */
-enum iter_kind { ITER_WARM, ITER_PRIME, ITER_TIMED };
+enum iter_kind { ITER_WARM = IBC_HARNESS_CALL_WARM, ITER_PRIME = IBC_HARNESS_CALL_PRIME,
+		 ITER_TIMED = IBC_HARNESS_CALL_TIMED };
 
 /* one iteration of op k: prepare, sync (or, in window mode, a prime's or a
  * sample's window: a prime has a window of its own, so that it is as far
@@ -174,9 +175,9 @@ static int iteration(struct ibc_harness *h, struct op_state *s, enum iter_kind k
 	h->sample_end_us = 0;
 	from = ibc_harness_sample_from(op, h->window && kind == ITER_TIMED, t0);
 	ts = s->slow_pct > 0 ? ibc_timer_now_us() : 0;
-	h->timed = kind == ITER_TIMED;
+	h->call = (enum ibc_harness_call)kind;
 	rc = op->run(h, op->arg);
-	h->timed = 0;
+	h->call = IBC_HARNESS_CALL_OTHER;
 	t1 = h->sample_end_us > 0 ? h->sample_end_us : ibc_timer_now_us();
 	if (rc == IBC_OK && ts > 0) /* the operation made slower on purpose */
 		t1 = ibc_harness_slowdown_spin(ts, s->slow_pct, &s->slow_min_us);

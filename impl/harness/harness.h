@@ -224,10 +224,13 @@ void ibc_harness_sample_set(struct ibc_harness *h, double us);
 /* Inside run(): the operation ended now; what run() does after this (e.g.
  * a correctness check) is not timed. */
 void ibc_harness_sample_end(struct ibc_harness *h);
-/* Inside run(): 1 in a timed iteration, 0 in the warm-up or a prime (the
- * untimed iteration before a timed one, harness.c), for an operation that
- * keeps figures of its own. */
-int ibc_harness_timed(const struct ibc_harness *h);
+/* What the run() being called is for, for an operation that keeps figures
+ * of its own: a warm-up iteration, a prime (the untimed iteration before a
+ * timed one, harness.c), a timed iteration, or none of them (a suite's own
+ * call, e.g. its back-to-back loop). */
+enum ibc_harness_call { IBC_HARNESS_CALL_OTHER, IBC_HARNESS_CALL_WARM, IBC_HARNESS_CALL_PRIME,
+			IBC_HARNESS_CALL_TIMED };
+enum ibc_harness_call ibc_harness_call(const struct ibc_harness *h);
 /* The barrier-mode sync step (collective), for callbacks that need the
  * ranks lined up, e.g. before a back-to-back loop.  On one node it serves
  * params.serve while it waits; across nodes it is the bootstrap's barrier,

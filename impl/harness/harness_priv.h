@@ -65,7 +65,7 @@ struct ibc_harness {
 	double margin_us;        /* an anchor is this far ahead of rank 0's now */
 	int win_late;            /* the last window wait ended late */
 	long block_rounds;       /* rounds per block (of the current group's operations) */
-	int timed;               /* 1: inside a timed iteration's run() */
+	enum ibc_harness_call call; /* what the run() being called is for */
 	int group;               /* the group of operations being timed, */
 	int ngroups;             /* ... of this many in the point */
 	double budget_end_us;    /* rank 0: past this local time the timed loop ends at the

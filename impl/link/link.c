@@ -619,7 +619,7 @@ static int v_run(struct ibc_suite_op *o)
 			double us = ibc_timer_now_us() - t0;
 			long per = k == K_WRITE_BW_BURST ? opt_window : in->msgs;
 
-			if (in->nt < in->cap && ibc_harness_timed(o->h))
+			if (in->nt < in->cap && ibc_harness_call(o->h) == IBC_HARNESS_CALL_TIMED)
 				in->t[in->nt++] = us;
 			/* the row's time is per message */
 			ibc_harness_sample_set(o->h, us / (double)per);

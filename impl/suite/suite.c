@@ -239,7 +239,7 @@ static int h_run(struct ibc_harness *h, void *arg)
 	o->h = h;
 	if (fault.armed && (rc = ibc_suite_fault("run", o->ctx->boot->rank, ++o->runs)) != IBC_OK)
 		return rc;
-	if (o->in_timed && o->v->counters_get != NULL && !ibc_harness_timed(h)) {
+	if (o->v->counters_get != NULL && ibc_harness_call(h) == IBC_HARNESS_CALL_PRIME) {
 		/* a prime (harness.c): its counts are not the timed iterations' */
 		uint64_t before[IBC_SUITE_MAX_COUNTERS], after[IBC_SUITE_MAX_COUNTERS];
 		size_t i;
@@ -267,7 +267,6 @@ static int h_timed_begin(struct ibc_harness *h, void *arg)
 
 	o->h = h;
 	memset(o->cprime, 0, sizeof(o->cprime));
-	o->in_timed = 1;
 	return counters_read(o, o->c0);
 }
 
@@ -276,7 +275,6 @@ static int h_timed_end(struct ibc_harness *h, void *arg)
 	struct ibc_suite_op *o = arg;
 
 	o->h = h;
-	o->in_timed = 0;
 	return counters_read(o, o->c1);
 }
 

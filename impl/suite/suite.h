@@ -96,7 +96,6 @@ struct ibc_suite_op {
 	/* the driver's */
 	uint64_t c0[IBC_SUITE_MAX_COUNTERS], c1[IBC_SUITE_MAX_COUNTERS];
 	uint64_t cprime[IBC_SUITE_MAX_COUNTERS]; /* what the primes counted in the timed loop */
-	int in_timed;                         /* between timed_begin and timed_end */
 	long runs;
 };
 

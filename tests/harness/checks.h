@@ -10,7 +10,7 @@
  *                mean over ranks 5 (n-1) + 2: exact numbers.
  *   C  "root":   like B with IBC_HARNESS_TIME_ROOT: rank 0's i % 5.
  * Every operation logs its calls (upper case timed, lower case not:
- * ibc_harness_timed); each warm-up round runs every variant once; timed
+ * ibc_harness_call); each warm-up round runs every variant once; timed
  * rounds interleave variants of about one duration, rotated (B C, C B, ...),
  * each timed call after an untimed one of it (its prime: b B c C, c C b B,
  * ...), and A, a thousand times slower, is timed after them, alone and not
@@ -64,7 +64,7 @@ static int chk_setup(struct ibc_harness *h, const struct ibc_harness_point *pt, 
 /* logs the call; the timed index of a timed call, else -1 */
 static long chk_call(struct ibc_harness *h, struct chk_op *o)
 {
-	int timed = ibc_harness_timed(h);
+	int timed = ibc_harness_call(h) == IBC_HARNESS_CALL_TIMED;
 
 	chk_log_add(timed ? o->tag : (char)(o->tag - 'A' + 'a'));
 	return timed ? o->timed++ : -1;
