@@ -39,6 +39,7 @@ struct crow {
 	int oversub;     /* oversubscribed in any run */
 	int placement;   /* the probe suite: where the ranks sit, not the code */
 	char group[16];  /* its timed group (extra group=G/NG), "" when the point had one */
+	size_t nprimed;  /* its runs whose timed iterations were primed (extra primed=1) */
 	struct cunit *u;
 	size_t nu, ucap;
 	double mlog;     /* mean over runs of log fig (NAN when a run has none) */
@@ -405,6 +406,7 @@ static int cside_load(const char *dir, struct cside *c)
 				snprintf(w->group, sizeof(w->group), "%s", grp);
 		}
 		w->oversub |= over > 0;
+		w->nprimed += ibc_csv_extra_get(extra, "primed", one, sizeof(one)) && strcmp(one, "1") == 0;
 		if (k < nsr) {
 			sr[k].used = 1;
 			rc = unit_add(w, run_id, sr[k].fig, (long)sr[k].n, probe);
@@ -506,6 +508,12 @@ static double threshold(double sigma, size_t rn, size_t rb, double min_effect)
 	return min_effect > 0 && log1p(min_effect) > t ? log1p(min_effect) : t;
 }
 
+/* 0: no run of the row was primed, 1: every run, 2: some */
+static int primed_state(const struct crow *x)
+{
+	return x->nprimed == 0 ? 0 : x->nprimed == x->nu ? 1 : 2;
+}
+
 /* One row's verdict. */
 static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, const struct crow *x,
 		      const struct crow *y, double *tmp, struct verdict *v)
@@ -535,6 +543,15 @@ static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, c
 		why = whybuf;
 	} else if (x->placement && !o->strict) {
 		why = "a placement probe (where the ranks sit, not the code)";
+	} else if (primed_state(x) != primed_state(y)) {
+		/* the harness measured the row another way (primes: docs/design.md),
+		 * which moves its figure without the code: a piggyback row went
+		 * 0.30 -> 0.20 us; judged, a method change reads as a regression
+		 * (or hides one) */
+		snprintf(whybuf, sizeof(whybuf), "measured another way (primed in %s, not in %s: make BASE again)",
+			 primed_state(y) == 1 ? "NEW" : primed_state(x) == 1 ? "BASE" : "some runs",
+			 primed_state(y) == 1 ? "BASE" : primed_state(x) == 1 ? "NEW" : "others");
+		why = whybuf;
 	} else if ((x->oversub || y->oversub) && !o->strict) {
 		why = "oversubscribed (ranks outnumber the PUs: the scheduler's time)";
 	} else if ((x->min_kept >= 0 && x->min_kept < IBC_COMPARE_MIN_KEPT) ||

@@ -7,7 +7,8 @@
 # x2 (the machine moved: nothing judged, unless --strict); identical runs; two
 # halves of one set of runs split at random; one variant 1.3x faster.  Then
 # what makes a row inconclusive (a one-run baseline, oversubscribed, too few
-# kept samples, a run whose ranks sat elsewhere, a placement probe), a missing row, the timed-group note, JUnit, and damaged input (exit
+# kept samples, a run whose ranks sat elsewhere, a placement probe, rows primed on one side
+# only), a missing row, the timed-group note, JUnit, and damaged input (exit
 # 2, one line on stderr).  End to end: `ibchar run --repeat 3` gives three
 # run_ids with the samples in iteration order, and IBC_SLOWDOWN moves the row.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -17,7 +18,7 @@ tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
 # IBC_TEST_SEED shifts every seed (the verdicts must not hang on one draw)
 S=${IBC_TEST_SEED:-0}
-echo "1..43"
+echo "1..46"
 
 # cmp ARGS...: compare into $tmp/out (stdout) and $tmp/err; $rc its status
 cmp() {
@@ -189,6 +190,44 @@ EOF
 cmp "$tmp/base" "$tmp/grp"
 [ $rc -eq 0 ] && [ "$(grep -c '^ok .*link write-lat .*; timed group 1/1 -> 1/2$' "$tmp/out")" -eq 5 ]
 ok $? "a row timed in another group than in BASE says so (exit $rc)"
+
+# rows measured another way: primed on one side only (a harness that changed
+# its method between the two; the figure moves with the method)
+# primed SRC DST SCALE: a copy of SRC whose link write-lat rows were primed
+# and took SCALE times as long
+primed() {
+	python3 - "$1" "$2" "$3" <<'EOF'
+import csv, os, shutil, sys
+shutil.copytree(sys.argv[1], sys.argv[2])
+for name in ("results.csv", "samples.csv"):
+    p = os.path.join(sys.argv[2], name)
+    rows = list(csv.reader(open(p)))
+    h = rows[0]
+    for r in rows[1:]:
+        if r[h.index("suite")] == "link" and r[h.index("variant")] == "write-lat":
+            if name == "results.csv":
+                r[-1] += ";primed=1"
+            else:
+                r[-1] = " ".join(str(float(x) * float(sys.argv[3])) for x in r[-1].split())
+    csv.writer(open(p, "w", newline="")).writerows(rows)
+EOF
+}
+primed "$tmp/same" "$tmp/prim" 2
+cmp "$tmp/base" "$tmp/prim"
+[ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
+	[ "$(grep -c '^ok .*link write-lat .*: inconclusive: measured another way (primed in NEW, not in BASE: make BASE again); [12]\.[0-9]*x' "$tmp/out")" -eq 5 ]
+ok $? "rows primed in NEW and not in BASE, 2x slower: inconclusive (measured another way), exit 0 (exit $rc)"
+[ $rc -eq 0 ] || show
+primed "$tmp/base" "$tmp/bprim" 0.5
+cmp "$tmp/bprim" "$tmp/same"
+[ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
+	[ "$(grep -c '^ok .*link write-lat .*: inconclusive: measured another way (primed in BASE, not in NEW: make BASE again); [12]\.[0-9]*x' "$tmp/out")" -eq 5 ]
+ok $? "... primed in BASE and not in NEW, 2x slower: the same (exit $rc)"
+[ $rc -eq 0 ] || show
+primed "$tmp/same" "$tmp/prim1" 1.3
+cmp "$tmp/bprim" "$tmp/prim1"
+[ $rc -eq 1 ] && [ "$(grep -c '^not ok .*link write-lat .*: slower' "$tmp/out")" -ge 4 ]
+ok $? "... primed on both sides, x2.6: judged, slower (exit $rc)"
 
 # JUnit
 cmp --junit "$tmp/j.xml" "$tmp/base" "$tmp/one"
