@@ -731,6 +731,37 @@ static const char *runs_text(const struct cside *c, char *buf, size_t cap)
 	return buf;
 }
 
+/* Say which suites of BASE ran at more than one placement: a run whose
+ * placement probe read 1.25x or more another's (a guest's vCPUs moved
+ * between passes).  Such a suite's rows hold the move in their run-to-run
+ * scatter, which widens their thresholds; nothing is judged differently. */
+static void base_placements(const struct cside *b)
+{
+	size_t i, j, u;
+
+	for (i = 0; i < b->n; i++) {
+		double lo = INFINITY, hi = 0;
+
+		for (j = 0; j < i && strcmp(b->r[j].suite, b->r[i].suite) != 0; j++)
+			;
+		if (j < i || b->r[i].placement)
+			continue; /* said with its suite's first row; a probe row is a placement */
+		for (j = i; j < b->n; j++) {
+			if (strcmp(b->r[j].suite, b->r[i].suite) != 0 || b->r[j].oversub)
+				continue;
+			for (u = 0; u < b->r[j].nu; u++)
+				if (b->r[j].u[u].probe > 0) {
+					lo = fmin(lo, b->r[j].u[u].probe);
+					hi = fmax(hi, b->r[j].u[u].probe);
+				}
+		}
+		if (hi > (1 + IBC_COMPARE_PROBE_MOVE) * lo)
+			printf("# BASE: the %s runs sat at more than one placement (placement probe %.3g to %.3g us): "
+			       "its rows' scatter holds the move and their thresholds are wider for it (make BASE "
+			       "again with the cores steady)\n", b->r[i].suite, lo, hi);
+	}
+}
+
 static int verdict_fails(const struct verdict *v)
 {
 	return v->kind == V_SLOWER || v->kind == V_MISSING;
@@ -772,6 +803,7 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	       "median scatter and %g%%) x sqrt(1/R_new + 1/R_base)%s%s\n", IBC_COMPARE_K,
 	       100 * IBC_COMPARE_ROW_FLOOR, o->min_effect > 0 ? "; never below --min-effect" : "",
 	       o->strict ? "; --strict: oversubscribed rows and probes judged" : "");
+	base_placements(&b);
 	for (i = 0; i < b.n; i++)
 		row_judge(o, &b, &b.r[i], row_find(&nw, b.r[i].key), tmp, &vd[i]);
 	nv = b.n;

@@ -8,7 +8,7 @@
 # halves of one set of runs split at random; one variant 1.3x faster.  Then
 # what makes a row inconclusive (a one-run baseline, oversubscribed, too few
 # kept samples, a run whose ranks sat elsewhere, a placement probe, rows primed on one side
-# only), a missing row, the timed-group note, JUnit, and damaged input (exit
+# only), a BASE at two placements, a missing row, the timed-group note, JUnit, and damaged input (exit
 # 2, one line on stderr).  End to end: `ibchar run --repeat 3` gives three
 # run_ids with the samples in iteration order, and IBC_SLOWDOWN moves the row.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -18,7 +18,7 @@ tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
 # IBC_TEST_SEED shifts every seed (the verdicts must not hang on one draw)
 S=${IBC_TEST_SEED:-0}
-echo "1..46"
+echo "1..48"
 
 # cmp ARGS...: compare into $tmp/out (stdout) and $tmp/err; $rc its status
 cmp() {
@@ -228,6 +228,28 @@ primed "$tmp/same" "$tmp/prim1" 1.3
 cmp "$tmp/bprim" "$tmp/prim1"
 [ $rc -eq 1 ] && [ "$(grep -c '^not ok .*link write-lat .*: slower' "$tmp/out")" -ge 4 ]
 ok $? "... primed on both sides, x2.6: judged, slower (exit $rc)"
+
+# a BASE whose alltoall runs sat at two placements (its third run's probe
+# 0.15 -> 0.25 us): said in the header, for that suite only
+python3 - "$tmp/base" "$tmp/bmoved" <<'EOF'
+import csv, os, shutil, sys
+shutil.copytree(sys.argv[1], sys.argv[2])
+p = os.path.join(sys.argv[2], "results.csv")
+rows = list(csv.reader(open(p)))
+h = rows[0]
+runs = sorted({r[0] for r in rows[1:] if r[h.index("suite")] == "alltoall"})
+for r in rows[1:]:
+    if r[h.index("suite")] == "alltoall" and r[0] == runs[-1]:
+        r[h.index("probe_us")] = "0.25"
+csv.writer(open(p, "w", newline="")).writerows(rows)
+EOF
+cmp "$tmp/bmoved" "$tmp/same"
+[ $rc -eq 0 ] && [ "$(grep -c '^# BASE: the .* runs sat at more than one placement' "$tmp/out")" -eq 1 ] &&
+	grep -q '^# BASE: the alltoall runs sat at more than one placement (placement probe 0.15 to 0.25 us)' "$tmp/out"
+ok $? "a BASE whose alltoall runs sat at two placements says so, for that suite alone (exit $rc)"
+cmp "$tmp/base" "$tmp/same"
+! grep -q 'sat at more than one placement' "$tmp/out"
+ok $? "... and a BASE at one placement does not"
 
 # JUnit
 cmp --junit "$tmp/j.xml" "$tmp/base" "$tmp/one"
