@@ -267,6 +267,7 @@ static int h_timed_begin(struct ibc_harness *h, void *arg)
 
 	o->h = h;
 	memset(o->cprime, 0, sizeof(o->cprime));
+	o->dev_read = o->ctx->dev != NULL && ibc_devcount_read(o->ctx->dev, o->d0) == IBC_OK;
 	return counters_read(o, o->c0);
 }
 
@@ -275,6 +276,8 @@ static int h_timed_end(struct ibc_harness *h, void *arg)
 	struct ibc_suite_op *o = arg;
 
 	o->h = h;
+	if (o->dev_read)
+		o->dev_read = ibc_devcount_read(o->ctx->dev, o->d1) == IBC_OK;
 	return counters_read(o, o->c1);
 }
 
@@ -367,8 +370,43 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 	return rc;
 }
 
+/* On verbs, what the ports' counters did over the point's measured phase
+ * (every variant timed at the point, primes included; not the warm-up),
+ * summed over the nodes: dev_NAME=DELTA for the counters that moved, last
+ * in the row's extra (whole keys only: what does not fit is left out).
+ * Collective: every rank gives its text, "" when it read none. */
+static int dev_part(struct ibc_suite_op *o, char *buf, size_t cap, size_t used)
+{
+	struct ibc_boot *b = o->ctx->boot;
+	char mine[IBC_DEVCOUNT_TEXT] = "";
+	size_t sep;
+	char *all = malloc((size_t)b->size * IBC_DEVCOUNT_TEXT);
+	int rc = all != NULL ? IBC_OK : IBC_ERR_NOMEM;
+
+	if (o->dev_read)
+		ibc_devcount_format(o->ctx->dev, o->d0, o->d1, mine, sizeof(mine));
+	if (rc == IBC_OK)
+		rc = ibc_boot_allgather(b, mine, all, IBC_DEVCOUNT_TEXT);
+	if (rc != IBC_OK) {
+		ibc_error("suite: %s: gathering the device counters failed: %s", o->v->name, ibc_status_str(rc));
+		free(all);
+		return rc;
+	}
+	/* after a ';' when the row has keys already; none left over when
+	 * nothing moved or nothing fitted */
+	sep = used > 0;
+	if (used + sep + 1 < cap) {
+		ibc_devcount_merge(all, IBC_DEVCOUNT_TEXT, b->size, buf + used + sep, cap - used - sep);
+		if (sep && buf[used + 1] != '\0')
+			buf[used] = ';';
+	}
+	free(all);
+	return IBC_OK;
+}
+
 /* The extra phase: the back-to-back loop, the counters of the timed
- * iterations summed over ranks, the variant's own keys. */
+ * iterations summed over ranks, the variant's own keys, the verbs ports'
+ * counters. */
 static int h_extra(struct ibc_harness *h, void *arg, char *buf, size_t cap)
 {
 	struct ibc_suite_op *o = arg;
@@ -421,7 +459,8 @@ static int h_extra(struct ibc_harness *h, void *arg, char *buf, size_t cap)
 			return rc;
 		used = append(buf, cap, used, part);
 	}
-	(void)used;
+	if (o->ctx->x != NULL && strcmp(o->ctx->x->caps.backend, "verbs") == 0)
+		return dev_part(o, buf, cap, used);
 	return IBC_OK;
 }
 
@@ -433,6 +472,7 @@ struct drv {
 	struct ibc_suite_variant vars[MAX_VARIANTS];
 	size_t nvars;
 	struct ibc_suite_ctx ctx;
+	struct ibc_devcount dev;   /* ctx.dev's */
 	struct ibc_suite_op sops[IBC_SUITE_MAX_OPS];
 	struct ibc_harness_op hops[IBC_SUITE_MAX_OPS];
 	size_t nops;
@@ -701,6 +741,9 @@ int ibc_suite_main(const struct ibc_suite_def *d, const struct ibc_suite_ext *ex
 			goto out_close_xport;
 		p.xport = v.ctx.x->caps.backend;
 		p.device = v.ctx.x->caps.device;
+		if (strcmp(v.ctx.x->caps.backend, "verbs") == 0 && boot->local_rank == 0 &&
+		    ibc_devcount_open(&v.dev, IBC_DEVCOUNT_ROOT, v.ctx.x->caps.device) == IBC_OK)
+			v.ctx.dev = &v.dev;
 		p.clock_xport = v.ctx.x;
 	}
 	if (v.ctx.x != NULL || (ext != NULL && ext->progress != NULL)) {

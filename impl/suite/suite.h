@@ -60,6 +60,7 @@
 #include <stdio.h>
 
 #include "harness/harness.h"
+#include "xport/devcount.h"
 
 struct ibc_boot;
 struct ibc_xport;
@@ -75,6 +76,9 @@ struct ibc_suite_ctx {
 	const struct ibc_suite_def *def;
 	struct ibc_boot *boot;
 	struct ibc_xport *x;                  /* NULL without IBC_SUITE_XPORT */
+	/* the verbs port's counters (devcount.h), read by the node's lowest
+	 * rank; NULL on shm, on the node's other ranks, or without them */
+	const struct ibc_devcount *dev;
 	void *state;                          /* def.open's */
 	const struct ibc_harness_cli *cli;    /* the shared options as parsed */
 	size_t max_bytes;                     /* the run's largest message size */
@@ -96,6 +100,8 @@ struct ibc_suite_op {
 	/* the driver's */
 	uint64_t c0[IBC_SUITE_MAX_COUNTERS], c1[IBC_SUITE_MAX_COUNTERS];
 	uint64_t cprime[IBC_SUITE_MAX_COUNTERS]; /* what the primes counted in the timed loop */
+	uint64_t d0[IBC_DEVCOUNT_MAX], d1[IBC_DEVCOUNT_MAX]; /* ctx->dev around the timed loop */
+	int dev_read;                         /* 1 when both reads of d0 and d1 succeeded */
 	long runs;
 };
 

@@ -18,7 +18,7 @@ if ! command -v ib_write_lat >/dev/null || ! command -v ib_write_bw >/dev/null; 
 	tap_skip_all "perftest (ib_write_lat, ib_write_bw) not installed"
 fi
 
-tap_plan 6
+tap_plan 7
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ibc-link-verbs.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 rc=0
@@ -55,6 +55,18 @@ bad=$(tail -n +2 "$CSV" 2>/dev/null | grep ',link,write-' |
 	awk -F, -v c="${col:-0}" '!(c > 0 && $c ~ /^[0-9]+([.][0-9]*)?$/ && $c + 0 > 0)' | wc -l)
 [ "$bad" -eq 0 ] && [ -n "$col" ]
 tap_ok $? "every write row has a positive median ($bad bad)"
+# the port's own counters (hw_counters, rxe's sent_pkts among them) over each
+# row's point (every variant timed there): at least a packet per timed iteration
+dev=$(rdma_active_dev)
+if [ -d "/sys/class/infiniband/${dev%%:*}/ports/1/hw_counters" ]; then
+	bad=$(tail -n +2 "$CSV" 2>/dev/null | grep ',link,[a-z-]*,ibchar,verbs,' |
+		awk -F, '{ n = 0; if (match($NF, /(^|;)dev_sent_pkts=[0-9]+/)) { s = substr($NF, RSTART, RLENGTH);
+			sub(/.*=/, "", s); n = s + 0 } if (!(n >= $12 && $12 > 0)) print }' | wc -l)
+	[ "$bad" -eq 0 ]
+	tap_ok $? "every ibchar row says what the port sent over its point's measured phase: dev_sent_pkts >= iters ($bad bad)"
+else
+	tap_skip "the port's counters" "$dev has no hw_counters"
+fi
 echo "# variant impl bytes p50_us p99_us extra"
 tail -n +2 "$CSV" 2>/dev/null | grep ',link,write-' |
 	awk -F, -v h="$hdr" 'BEGIN { n = split(h, H, ","); for (i = 1; i <= n; i++) C[H[i]] = i }
