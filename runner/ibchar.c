@@ -241,7 +241,7 @@ static const struct ibc_opt compare_opts[] = {
 		  "noise (0: the noise alone decides)", .min = 0, .max = 1000 },
 	{ .name = "strict", .type = IBC_OPT_FLAG, .dest = &cmp_strict,
 	  .help = "judge oversubscribed rows and the placement probes too, and every row when the "
-		  "probe says the machine moved (default: inconclusive; they measure the scheduler, "
+		  "probe says the machine moved or meta.csv names another (default: inconclusive; they measure the scheduler, "
 		  "where the ranks sit, the machine)" },
 	IBC_OPT_END
 };
@@ -256,12 +256,13 @@ static const struct ibc_opt_spec compare_spec = {
 		   "scatter in BASE (at least its suite's median scatter and 2%) times "
 		   "sqrt(1/R_new + 1/R_base); inconclusive, with the reason, when BASE holds fewer "
 		   "than 3 runs of it, a run kept fewer than 5 samples or NEW fewer than half of BASE's, "
-		   "it was oversubscribed, or it "
-		   "is a placement probe.  Rows are also judged together, per suite and per variant "
+		   "it was oversubscribed, the run's placement probe moved, it was primed on one side "
+		   "only, or it is a placement probe.  Rows are also judged together, per suite and per variant "
 		   "(6 or more rows): the median of their ratios, with its sign-test interval over "
 		   "rows, against BASE's run-to-run scatter of that median.  When the placement "
 		   "probe's rows moved beyond their own scatter, the machine changed speed and every "
-		   "verdict is inconclusive.  TAP on stdout (not ok: "
+		   "verdict is inconclusive; so it is when NEW ran on another machine (meta.csv's "
+		   "cpu_model, or a guest's vm_host_cpu, not BASE's).  TAP on stdout (not ok: "
 		   "a slower row or group, a row missing in NEW).  Exit 0 when nothing is slower or "
 		   "missing, 1 otherwise, 2 for bad arguments or damaged input (one line says what).",
 	.opts = compare_opts,

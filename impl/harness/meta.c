@@ -197,6 +197,8 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 		meta_add(m, "allowed_pus", "%d", ti.allowed_pus);
 		meta_add(m, "binding_rank0", "%s", ti.binding);
 	}
+	if (getenv("IBC_VM_HOST_CPU") != NULL && *getenv("IBC_VM_HOST_CPU") != '\0')
+		meta_add(m, "vm_host_cpu", "%s", getenv("IBC_VM_HOST_CPU")); /* scripts/softroce-vm */
 	if (p->pinning != NULL)
 		meta_add(m, "pinning", "%s", p->pinning);
 	else

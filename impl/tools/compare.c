@@ -48,8 +48,15 @@ struct crow {
 	double plog, psd; /* mean and scatter over runs of log probe_us; NAN when a run has none */
 };
 
+#define CSIDE_MACHINES 4 /* distinct CPU models a side's runs name, at most */
+#define CSIDE_MACHINE_LEN 128
+
 struct cside {
 	const char *dir;
+	/* the machine its runs name in meta.csv: cpu_model, and vm_host_cpu
+	 * (a guest's host CPU, scripts/softroce-vm) where recorded */
+	char cpu[CSIDE_MACHINES][CSIDE_MACHINE_LEN], vmhost[CSIDE_MACHINES][CSIDE_MACHINE_LEN];
+	size_t ncpu, nvmhost;
 	struct crow *r;
 	size_t n, cap;
 	size_t nruns;      /* distinct run_ids */
@@ -285,6 +292,17 @@ struct sample_row {
 	int used;
 };
 
+/* v into set (of *n) unless it is there or the set is full */
+static void name_add(char (*set)[CSIDE_MACHINE_LEN], size_t *n, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < *n && strcmp(set[i], v) != 0; i++)
+		;
+	if (i == *n && *n < CSIDE_MACHINES && *v != '\0')
+		snprintf(set[(*n)++], CSIDE_MACHINE_LEN, "%s", v);
+}
+
 /* DIR/meta.csv, results.csv and samples.csv of one side */
 static int cside_load(const char *dir, struct cside *c)
 {
@@ -305,6 +323,14 @@ static int cside_load(const char *dir, struct cside *c)
 	rc = table_read(dir, "meta.csv", mpath, sizeof(mpath), &meta);
 	if (rc == IBC_OK && (ibc_csv_column(meta, "key") < 0 || ibc_csv_column(meta, "value") < 0))
 		rc = damaged(mpath, "not a key,value file");
+	for (r = 0; rc == IBC_OK && r + 1 < meta->nrows; r++) {
+		const char *k = ibc_csv_str(meta, r, "key");
+
+		if (strcmp(k, "cpu_model") == 0)
+			name_add(c->cpu, &c->ncpu, ibc_csv_str(meta, r, "value"));
+		else if (strcmp(k, "vm_host_cpu") == 0)
+			name_add(c->vmhost, &c->nvmhost, ibc_csv_str(meta, r, "value"));
+	}
 	if (rc == IBC_OK)
 		rc = table_read(dir, "results.csv", rpath, sizeof(rpath), &res);
 	if (rc == IBC_OK)
@@ -702,15 +728,65 @@ static int machine_shift(const struct cside *b, const struct cside *nw, double *
 	return 1;
 }
 
-/* The machine moved: a judged verdict cannot be told from the machine's change. */
-static void machine_override(struct verdict *v, double md)
+/* The first name of NEW's set that BASE's does not hold, or NULL; NULL
+ * also when either side names none (not recorded: nothing to tell). */
+static const char *name_outside(char (*nset)[CSIDE_MACHINE_LEN], size_t nn, char (*bset)[CSIDE_MACHINE_LEN],
+				size_t nb)
 {
-	char buf[sizeof(v->text) + 96];
+	size_t i, j;
+
+	for (i = 0; nb > 0 && i < nn; i++) {
+		for (j = 0; j < nb && strcmp(nset[i], bset[j]) != 0; j++)
+			;
+		if (j == nb)
+			return nset[i];
+	}
+	return NULL;
+}
+
+/* Did NEW run on another machine than BASE?  Its CPU model, or a guest's
+ * host CPU where both sides recorded one, is not among BASE's.  A speed that
+ * two machines share by chance (probe-same alike) judges nothing across
+ * them: why says which.  0: the same machine as far as meta.csv tells, and
+ * why the line the header prints of it. */
+static int machine_other(struct cside *b, struct cside *nw, char *why, size_t cap)
+{
+	const char *x = name_outside(nw->cpu, nw->ncpu, b->cpu, b->ncpu);
+
+	if (x != NULL) {
+		snprintf(why, cap, "BASE ran on %s, NEW on %s", b->cpu[0], x);
+		return 1;
+	}
+	x = name_outside(nw->vmhost, nw->nvmhost, b->vmhost, b->nvmhost);
+	if (x != NULL) {
+		snprintf(why, cap, "BASE's guest ran on a %s host, NEW's on a %s host", b->vmhost[0], x);
+		return 1;
+	}
+	if (b->ncpu == 0 || nw->ncpu == 0)
+		snprintf(why, cap, "not recorded in %s (meta.csv's cpu_model): another machine cannot be told",
+			 b->ncpu == 0 && nw->ncpu == 0 ? "BASE or NEW" : b->ncpu == 0 ? "BASE" : "NEW");
+	else if (b->nvmhost > 0 && nw->nvmhost > 0)
+		snprintf(why, cap, "%s in a guest on a %s host, both sides", b->cpu[0], b->vmhost[0]);
+	else
+		snprintf(why, cap, "%s, both sides%s", b->cpu[0],
+			 b->nvmhost + nw->nvmhost == 0
+				 ? strncmp(b->cpu[0], "QEMU", 4) == 0
+					   ? "; a guest's, whose host is not recorded (vm_host_cpu), so not compared"
+					   : ""
+			 : b->nvmhost > 0 ? "; the guest's host is recorded in BASE only, so not compared"
+					  : "; the guest's host is recorded in NEW only, so not compared");
+	return 0;
+}
+
+/* The machine moved, or is another: a judged verdict cannot be told from the
+ * machine's change.  why: the reason's text. */
+static void machine_override(struct verdict *v, const char *why)
+{
+	char buf[sizeof(v->text) + 320];
 
 	if (v->kind == V_MISSING || v->kind == V_INCONCLUSIVE)
 		return;
-	snprintf(buf, sizeof(buf), "inconclusive: the machine moved (%s %.3fx); was: %s", IBC_COMPARE_MACHINE_ROW, exp(md),
-		 v->text);
+	snprintf(buf, sizeof(buf), "inconclusive: %s; was: %s", why, v->text);
 	v->kind = V_INCONCLUSIVE;
 	snprintf(v->text, sizeof(v->text), "%.*s", (int)sizeof(v->text) - 1, buf);
 }
@@ -775,7 +851,8 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	char rb[48], rn[48];
 	double *tmp = NULL, *tmp2 = NULL, pooled, md = 0, mt = 0;
 	size_t i, j, nv, ng = 0, cnt[5] = { 0 }, gcnt[5] = { 0 }, nfail = 0;
-	int rc, have_probe, moved;
+	char mwhy[2 * CSIDE_MACHINE_LEN + 96], oreason[sizeof(mwhy) + 32];
+	int rc, have_probe, moved, other;
 
 	if (o->junit != NULL && ibc_harness_junit_check(o->junit, "ibchar compare") != IBC_OK)
 		return IBC_ERR_INVAL; /* before any verdict: it said why */
@@ -827,6 +904,13 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 		group_judge(o, &gr[i], pooled, &vd[nv++]);
 	have_probe = machine_shift(&b, &nw, tmp, tmp2, &md, &mt);
 	moved = have_probe && fabs(md) > mt;
+	other = machine_other(&b, &nw, mwhy, sizeof(mwhy));
+	if (other)
+		printf("# the machine: %s: another machine: %s\n", mwhy,
+		       o->strict ? "--strict: judged anyway"
+				 : "every verdict is inconclusive (make BASE on this machine)");
+	else
+		printf("# the CPU: %s\n", mwhy);
 	if (!have_probe)
 		printf("# the machine is not checked: no %s row (the probe suite) with %d BASE runs on both sides, "
 		       "so a change of the machine's speed cannot be told from a change of the code\n",
@@ -837,12 +921,19 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 		       !moved ? "the machine is steady"
 		       : o->strict ? "the machine moved; --strict: judged anyway"
 				   : "the machine moved: every verdict is inconclusive");
+	if (other)
+		snprintf(oreason, sizeof(oreason), "another machine (%s)", mwhy);
+	else
+		snprintf(oreason, sizeof(oreason), "the machine moved (%s %.3fx)", IBC_COMPARE_MACHINE_ROW, exp(md));
 	for (i = 0; i < nv; i++) {
-		if (moved && !o->strict)
-			machine_override(&vd[i], md);
+		if ((moved || other) && !o->strict)
+			machine_override(&vd[i], oreason);
 		(i < b.n ? cnt : gcnt)[vd[i].kind]++;
 	}
-	if (moved && !o->strict)
+	if (other && !o->strict)
+		fprintf(stderr, "ibchar compare: %s: another machine, so no row or group is judged (make BASE on "
+			"this machine; --strict judges anyway)\n", mwhy);
+	else if (moved && !o->strict)
 		fprintf(stderr, "ibchar compare: %s moved %.3fx between BASE and NEW (beyond its "
 			"+-%.1f%% run-to-run threshold): the machine changed speed, so no row or group is judged "
 			"(run both on one machine in one state, or make BASE again; --strict judges anyway)\n",

@@ -46,7 +46,11 @@
  * saying so (one line on stderr as well); --strict keeps the verdicts.  A
  * code change that slows probe-same too cannot be told from the machine.
  * Without a probe-same row (3 BASE runs, both sides) the header says the
- * machine is not checked.
+ * machine is not checked.  Another machine, whatever its speed: NEW's
+ * meta.csv names a cpu_model BASE's does not, or both name a guest's host
+ * (vm_host_cpu) and NEW's is not BASE's; every verdict is inconclusive
+ * ("another machine"), --strict judges.  The header's "the CPU" line says
+ * what was compared.
  *
  * Damaged input (a missing directory, results.csv or meta.csv; an empty or
  * malformed file; a non-numeric cell; samples.csv whose n differs from its

@@ -6,7 +6,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$BUILD/bin/ibchar"
 tap_tmp cli
-echo "1..30"
+echo "1..31"
 
 "$IBCHAR" --help >"$tmp/help" 2>&1; rc=$?
 ok $rc "ibchar --help exits 0"
@@ -65,6 +65,12 @@ for k in run_id git_rev host kernel cpu_model cores pus pinning oversubscribed w
 	grep -q "^$k," "$tmp/r/meta.csv" 2>/dev/null || { echo "# meta.csv lacks $k"; missing=1; }
 done
 [ -z "$missing" ]; ok $? "meta.csv holds the provenance keys"
+# in a guest scripts/softroce-vm names the host's CPU (IBC_VM_HOST_CPU): meta.csv keeps it
+IBC_VM_HOST_CPU='Test Host CPU, tcg' "$IBCHAR" run probe --out "$tmp/vm" --iters 50 >/dev/null 2>&1 &&
+	grep -q '^vm_host_cpu,"Test Host CPU, tcg"$' "$tmp/vm/meta.csv" &&
+	env -u IBC_VM_HOST_CPU "$IBCHAR" run probe --out "$tmp/novm" --iters 50 >/dev/null 2>&1 &&
+	! grep -q '^vm_host_cpu,' "$tmp/novm/meta.csv"
+ok $? "meta.csv's vm_host_cpu is IBC_VM_HOST_CPU's, and absent without it"
 
 # no suite named: every suite that can run here, rows appended under one run id
 "$IBCHAR" run --out "$tmp/all" --ranks 2 --iters 100 >"$tmp/sum2" 2>"$tmp/err2"; rc=$?

@@ -10,7 +10,7 @@ command -v ibv_devinfo >/dev/null || tap_skip_all "ibv_devinfo not installed"
 dev=$(rdma_active_dev)
 [ -n "$dev" ] || tap_skip_all "no RDMA device with an active port"
 
-tap_plan 4
+tap_plan 5
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -22,8 +22,11 @@ tap_ok $? "ibv_devinfo: $dev has an active port" "$log"
 if [ -n "${IBC_VM_NODE:-}" ]; then
 	[ "$dev" = rxe0 ] && grep -q 'link_layer:.*Ethernet' "$log"
 	tap_ok $? "guest device is rxe0 over Ethernet (found $dev)" "$log"
+	[ -n "${IBC_VM_HOST_CPU:-}" ]
+	tap_ok $? "the guest knows its host's CPU (IBC_VM_HOST_CPU: ${IBC_VM_HOST_CPU:-unset}), for meta.csv" "$log"
 else
 	tap_skip "guest device is rxe0" "not in a softroce-vm guest"
+	tap_skip "the guest knows its host's CPU" "not in a softroce-vm guest"
 fi
 
 gid=$(rdma_gid_index "$dev")

@@ -4,7 +4,9 @@
 # figure drawn with a known run-to-run scatter): one row x1.3; 24 rows x1.3;
 # every row of a suite x1.3; a suite x1.15 whose rows alone are within their
 # noise; everything x2 (the probe steady); everything and the probe (probe-same)
-# x2 (the machine moved: nothing judged, unless --strict); identical runs; two
+# x2 (the machine moved: nothing judged, unless --strict); everything x2 on
+# another CPU, or in a guest on another host (nothing judged, unless --strict;
+# a side that did not record it is judged); identical runs; two
 # halves of one set of runs split at random; one variant 1.3x faster.  Then
 # what makes a row inconclusive (a one-run baseline, oversubscribed, too few
 # kept samples, a run whose ranks sat elsewhere, a placement probe, rows primed on one side
@@ -18,7 +20,7 @@ tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
 # IBC_TEST_SEED shifts every seed (the verdicts must not hang on one draw)
 S=${IBC_TEST_SEED:-0}
-echo "1..48"
+echo "1..53"
 
 # cmp ARGS...: compare into $tmp/out (stdout) and $tmp/err; $rc its status
 cmp() {
@@ -109,6 +111,44 @@ ok $? "everything x2 and the probe with it: the machine moved, every row and gro
 cmp --strict "$tmp/base" "$tmp/m2"
 [ $rc -eq 1 ] && [ "$(rows slower)" -eq 47 ] && grep -q 'the machine moved; --strict: judged anyway' "$tmp/out"
 ok $? "... --strict judges anyway: 47 rows slower (the probes with them), exit 1 (exit $rc)"
+
+# 7c. everything x2 on another CPU, the probe steady: another machine (its
+# speed like BASE's by chance), nothing judged
+$MK "$tmp/oc" --runs 1 --prefix new --seed $((2 + S)) --scale all=2 --scale probe=1 --cpu "Other CPU"
+cmp "$tmp/base" "$tmp/oc"
+[ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
+	[ "$(grep -c ': inconclusive: another machine (BASE ran on Synthetic CPU, NEW on Other CPU); was: ' "$tmp/out")" -eq 52 ] &&
+	grep -q '^# the machine: BASE ran on Synthetic CPU, NEW on Other CPU: another machine: every verdict is inconclusive' "$tmp/out" &&
+	grep -q 'the machine is steady' "$tmp/out" &&
+	grep -q 'BASE ran on Synthetic CPU, NEW on Other CPU: another machine, so no row or group is judged' "$tmp/err"
+ok $? "everything x2 on another CPU, probe-same steady: another machine, every row and group inconclusive, said on stderr, exit 0 (exit $rc)"
+[ $rc -eq 0 ] || show
+cmp --strict "$tmp/base" "$tmp/oc"
+[ $rc -eq 1 ] && [ "$(rows slower)" -eq 44 ] && grep -q 'another machine: --strict: judged anyway' "$tmp/out"
+ok $? "... --strict judges anyway: 44 rows slower, exit 1 (exit $rc)"
+
+# 7d. the same guest CPU (cpu_model) on two hosts: another machine; the same host: judged
+$MK "$tmp/gbase" --seed $((1 + S)) --cpu "QEMU TCG CPU" --vm-host-cpu "Host A"
+$MK "$tmp/gnew" --runs 1 --prefix new --seed $((2 + S)) --scale all=2 --scale probe=1 --cpu "QEMU TCG CPU" --vm-host-cpu "Host B"
+cmp "$tmp/gbase" "$tmp/gnew"
+[ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
+	[ "$(grep -c ": inconclusive: another machine (BASE's guest ran on a Host A host, NEW's on a Host B host); was: " "$tmp/out")" -eq 52 ]
+ok $? "a guest on another host (vm_host_cpu), the same cpu_model: another machine, nothing judged, exit 0 (exit $rc)"
+[ $rc -eq 0 ] || show
+$MK "$tmp/gsame" --runs 1 --prefix new --seed $((2 + S)) --scale all=2 --scale probe=1 --cpu "QEMU TCG CPU" --vm-host-cpu "Host A"
+cmp "$tmp/gbase" "$tmp/gsame"
+[ $rc -eq 1 ] && [ "$(rows slower)" -eq 44 ] &&
+	grep -q '^# the CPU: QEMU TCG CPU in a guest on a Host A host, both sides$' "$tmp/out"
+ok $? "... on the same host: judged, 44 rows slower, exit 1 (exit $rc)"
+[ $rc -eq 1 ] || show
+
+# 7e. a BASE from before vm_host_cpu was recorded: the CPU model alone is compared
+$MK "$tmp/gold" --seed $((1 + S)) --cpu "QEMU TCG CPU"
+cmp "$tmp/gold" "$tmp/gnew"
+[ $rc -eq 1 ] && [ "$(rows slower)" -eq 44 ] &&
+	grep -q "^# the CPU: QEMU TCG CPU, both sides; the guest's host is recorded in NEW only, so not compared$" "$tmp/out"
+ok $? "a BASE without vm_host_cpu: judged on cpu_model alone, said in the header, 44 rows slower, exit 1 (exit $rc)"
+[ $rc -eq 1 ] || show
 
 # 8. one variant 1.3x faster
 $MK "$tmp/fast" --runs 1 --prefix new --seed $((2 + S)) --scale alltoall.hrwg=0.769

@@ -14,7 +14,9 @@ A row's figure in run r is its base time x exp(N(0, s_row)) x exp(e_r) x SCALE, 
 s_row the suite's row scatter (--noise SUITE=S, default 0.02) drawn for every run and
 row, e_r the run's own effect on a whole suite (--suite-noise S, default 0.01), and
 SCALE from --scale SEL=F (repeatable, the last match wins).  Each run keeps --samples
-samples (default 200) of the figure x lognormal(0, 0.05), in iteration order.
+samples (default 200) of the figure x lognormal(0, 0.05), in iteration order.  Each
+run's meta.csv names --cpu MODEL (cpu_model, default "Synthetic CPU"; an empty one is left
+out) and --vm-host-cpu MODEL (vm_host_cpu, a guest's host; default none).
 SEL is `all`, a suite, SUITE.VARIANT, or `first:K` (the first K rows of the list above,
 probes excepted).  --oversub SEL marks rows oversubscribed; --kept SEL=K keeps K
 samples; --probe-us SEL=V sets the rows' placement probe (probe_us, default 0.15).  The seed makes every number reproducible.
@@ -112,6 +114,8 @@ def main():
     ap.add_argument("--oversub", action="append", default=[])
     ap.add_argument("--kept", action="append")
     ap.add_argument("--probe-us", action="append")
+    ap.add_argument("--cpu", default="Synthetic CPU")
+    ap.add_argument("--vm-host-cpu", default="")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     noise = dict(pairs(a.noise))
@@ -133,6 +137,10 @@ def main():
             run_id = "%s.%d" % (a.prefix, r)
             wm.writerow(["run_id", run_id])
             wm.writerow(["host", "synthetic"])
+            if a.cpu:
+                wm.writerow(["cpu_model", a.cpu])
+            if a.vm_host_cpu:
+                wm.writerow(["vm_host_cpu", a.vm_host_cpu])
             effect = {s: rnd.gauss(0, a.suite_noise) for s in ("barrier", "alltoall", "link", "probe")}
             for row in ROWS:
                 suite, variant, impl, xport, n, b, fanin, t = row
