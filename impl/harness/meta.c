@@ -168,7 +168,7 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 	struct utsname un;
 	struct meta *m;
 	char host[256], rdma[128], path[4200], date[64];
-	const char *rdma_src = "none";
+	const char *rdma_src = "none", *vm_host;
 	time_t now = time(NULL);
 	struct tm tm;
 	int rc;
@@ -197,8 +197,9 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 		meta_add(m, "allowed_pus", "%d", ti.allowed_pus);
 		meta_add(m, "binding_rank0", "%s", ti.binding);
 	}
-	if (getenv("IBC_VM_HOST_CPU") != NULL && *getenv("IBC_VM_HOST_CPU") != '\0')
-		meta_add(m, "vm_host_cpu", "%s", getenv("IBC_VM_HOST_CPU")); /* scripts/softroce-vm */
+	vm_host = getenv("IBC_VM_HOST_CPU"); /* scripts/softroce-vm: the guest's host */
+	if (vm_host != NULL && *vm_host != '\0')
+		meta_add(m, "vm_host_cpu", "%s", vm_host);
 	if (p->pinning != NULL)
 		meta_add(m, "pinning", "%s", p->pinning);
 	else
