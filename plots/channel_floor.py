@@ -4,7 +4,8 @@ latency, back to back (b2b_p50_us; the median p50 where a row has none),
 of the floor probe-write, raw RDMA writes, the four designs and the host
 MPI at each message size, each bar labelled with its ratio to the floor
 (probe-write up to 64 bytes, where it is drawn; above them rdma-write).  Right: bandwidth (bytes / time per message)
-of the -bw variants at each size from 4 KiB up, labelled with the ratio of
+of the -bw variants at each size from 4 KiB up (and zcopy-bw-staged, the
+paper's zero copy, where zcopy-bw splits a rendezvous over two cores), labelled with the ratio of
 its bandwidth to the host MPI's mpi-bw (else to rdma-write-bw).  The paper's own numbers
 (InfiniHost MT23108, PCI-X) are drawn as dotted lines: basic 18.6 us,
 optimized 7.4 us; basic 230 MB/s, optimized 520 MB/s, zero copy 857 MB/s.
@@ -19,7 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ibcplot  # noqa: E402
 
 LAT = ["probe-write", "rdma-write", "basic", "piggyback", "pipeline", "zcopy", "mpi"]
-BW = ["rdma-write-bw", "basic-bw", "piggyback-bw", "pipeline-bw", "zcopy-bw", "mpi-bw"]
+BW = ["rdma-write-bw", "basic-bw", "piggyback-bw", "pipeline-bw", "zcopy-bw", "zcopy-bw-staged",
+      "mpi-bw"]
 PAPER_LAT = [("paper: basic 18.6 µs", 18.6), ("paper: optimized 7.4 µs", 7.4)]
 PAPER_BW = [("paper: basic 230 MB/s", 230.0), ("paper: optimized 520 MB/s", 520.0),
             ("paper: zero copy 857 MB/s", 857.0)]
@@ -46,8 +48,10 @@ def bars(ax, got, sizes, names, ref_names, unit):
     present = [n for n in names if any((n, b) in got for b in sizes)]
     width = 0.8 / max(len(present), 1)
     for i, n in enumerate(present):
-        # one colour per design in both panels
-        base = n[:-3] if n.endswith("-bw") else n
+        # one colour per design in both panels; the paper's staged form hatched
+        staged = n.endswith("-staged")
+        base = n[:-len("-staged")] if staged else n
+        base = base[:-3] if base.endswith("-bw") else base
         color, _ = ibcplot.style(LAT.index(base) if base in LAT else i, base)
         xs, ys = [], []
         for k, b in enumerate(sizes):
@@ -55,7 +59,8 @@ def bars(ax, got, sizes, names, ref_names, unit):
                 continue
             x = k + (i - (len(present) - 1) / 2) * width
             y = got[(n, b)]
-            ax.bar(x, y, width * 0.9, color=color, label=n if not xs else None)
+            ax.bar(x, y, width * 0.9, color=color, hatch="//" if staged else None,
+                   edgecolor="white" if staged else None, label=n if not xs else None)
             ref = next((got[(m, b)] for m in ref_names(b) if (m, b) in got), None)
             if ref:
                 ax.text(x, y, "%.2f" % (y / ref), ha="center", va="bottom", fontsize=6,

@@ -194,6 +194,8 @@ int ibc_channel_setup(struct ibc_channel *c)
 		c->head_copy = (volatile uint64_t *)(c->ring + CH_OFF_HEAD(c->R));
 		c->tail_copy = (volatile uint64_t *)(c->ring + CH_OFF_TAIL(c->R));
 		c->zdone = (volatile uint64_t *)(c->ring + CH_OFF_ZDONE(c->R));
+		c->cts = (volatile uint64_t *)(c->ring + CH_OFF_CTS(c->R));
+		c->wdone = (volatile uint64_t *)(c->ring + CH_OFF_WDONE(c->R));
 		c->tx_salt = region_salt(&c->peer_rd);
 		c->rx_salt = region_salt(&c->mr->rdesc);
 		c->ready = 1;
@@ -225,6 +227,8 @@ int ibc_channel_destroy(struct ibc_channel *c)
 	}
 	if (c->z_mr)
 		ibc_regcache_put(c->rc, c->z_mr);
+	if (c->rx_split_mr)
+		ibc_regcache_put(c->rc, c->rx_split_mr);
 	if (c->mr)
 		(void)ibc_xport_mr_dereg(c->x, c->mr);
 	if (c->stage)

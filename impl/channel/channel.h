@@ -10,7 +10,9 @@
  *                            0 when the ring is full: back-pressure, never
  *                            loss or overwrite); never waits for the peer
  *   get(iov, n, &delivered)  delivers what has arrived, in order; never waits
- *                            for the peer
+ *                            for the peer; a get that delivers nothing may
+ *                            have lent its buffers to a zcopy rendezvous
+ *                            (below): call it again with the same buffers
  *
  * Designs (one file each, one table):
  *   basic      put: copy into a registered staging buffer, RDMA write into
@@ -27,7 +29,12 @@
  *              caller's buffer, registered through the registration cache)
  *              and the receiver's get pulls the data by RDMA read; the put
  *              returns 0 until the receiver has read it all (call it again
- *              with the same buffer), then the whole length
+ *              with the same buffer), then the whole length.  Where the
+ *              transport's write is a copy by the writer's CPU (shm), a get
+ *              with room for it all asks the sender for the second half (a
+ *              CTS), which the sender's next put writes into the receiver's
+ *              buffer while the receiver reads the first: two cores copy
+ *              (params.staged: the receiver reads it all, as the paper does)
  *
  * Use (collective over the transport's ranks; both ends of a pair call the
  * same sequence):
@@ -68,10 +75,12 @@ struct ibc_channel_params {
 	double deadline_s;    /* waits inside the channel (completions) give up
 				 after this (default 60) */
 	int staged;           /* packet designs: always copy a packet's payload into the
-				 staging buffer first, as the paper does (default 0:
-				 where the transport's write is itself a copy by this
-				 CPU, caps.write_is_copy, packets of 4 KiB and more
-				 are written straight from the caller's buffers) */
+				 staging buffer first, and zcopy's receiver reads a
+				 rendezvous all, as the paper does (default 0: where the
+				 transport's write is itself a copy by this CPU,
+				 caps.write_is_copy, packets of 4 KiB and more are
+				 written straight from the caller's buffers, and zcopy's
+				 sender writes a rendezvous' second half) */
 	struct ibc_regcache *rcache;  /* zcopy, direct packets; NULL = the endpoint's own */
 	enum ibc_channel_mutant mutant;
 };
@@ -84,6 +93,7 @@ struct ibc_channel_counters {
 	uint64_t packets;                 /* writes of data (chunks, packets) */
 	uint64_t head_writes, tail_writes;
 	uint64_t zcopy_reads;
+	uint64_t zcopy_writes;            /* halves of split rendezvous the sender wrote */
 };
 
 struct ibc_channel_design {
@@ -107,7 +117,7 @@ int ibc_channel_usable(const struct ibc_channel_design *d, const struct ibc_xpor
 
 void ibc_channel_params_init(struct ibc_channel_params *p);
 /* 1 when c writes packets of 4 KiB and more straight from the caller's
- * buffers (ibc_channel_params.staged) */
+ * buffers, and zcopy splits a rendezvous (ibc_channel_params.staged) */
 int ibc_channel_direct(const struct ibc_channel *c);
 int ibc_channel_create(struct ibc_xport *x, const char *design, int peer,
 		       const struct ibc_channel_params *p, struct ibc_channel **out);

@@ -8,11 +8,15 @@
 
 #include <stdint.h>
 
-/* the endpoint's registered region: [ring | head copy | tail copy | zdone] */
+/* the endpoint's registered region: [ring | head copy | tail copy | zdone |
+ * cts | wdone], each word on a line of its own (zcopy's split rendezvous:
+ * channel_packet.c) */
 #define CH_OFF_HEAD(R) ((R))
 #define CH_OFF_TAIL(R) ((R) + 64)
 #define CH_OFF_ZDONE(R) ((R) + 128)
-#define CH_REGION(R) ((R) + 192)
+#define CH_OFF_CTS(R) ((R) + 192)
+#define CH_OFF_WDONE(R) ((R) + 256)
+#define CH_REGION(R) ((R) + 320)
 
 /* wr_id kinds (the layout: family.h) */
 enum ch_wr_kind { CH_WR_SIGNALED = 1, CH_WR_READ = 2, CH_WR_DIRECT = 3 };
@@ -37,7 +41,7 @@ struct ibc_channel {
 	struct ibc_xport_mr *stage;        /* R bytes of staging (what is written from) */
 	struct ibc_xport_rdesc peer_rd;    /* the peer's region */
 	unsigned char *ring;
-	volatile uint64_t *head_copy, *tail_copy, *zdone;
+	volatile uint64_t *head_copy, *tail_copy, *zdone, *cts, *wdone;
 	/* send side */
 	uint64_t head;        /* ring bytes used (monotonic) */
 	uint64_t tail_seen;   /* the peer's tail, as ch_pointer_read last accepted it */
@@ -53,6 +57,7 @@ struct ibc_channel {
 	size_t z_len;
 	uint64_t z_seq;       /* rendezvous sent */
 	struct ibc_xport_mr *z_mr;
+	int z_wrote;          /* its second half written at the receiver's request */
 	/* receive side */
 	uint64_t tail;        /* ring bytes freed (monotonic) */
 	uint64_t head_seen;   /* basic: the peer's head, as ch_pointer_read last accepted it */
@@ -62,8 +67,15 @@ struct ibc_channel {
 	size_t rx_off;        /* bytes of the current record delivered */
 	uint64_t z_done;      /* rendezvous read to the end */
 	int read_done;        /* the pending read's completion arrived */
+	/* zcopy receive, split: the sender writes the rendezvous' second half
+	 * into rx_split_at + its offset while this side reads the first */
+	int rx_split;
+	const void *rx_split_at;          /* the get's first buffer */
+	void *rx_split_half;              /* where the sender writes */
+	struct ibc_xport_mr *rx_split_mr;
 	int direct;           /* DATA packets of CH_DIRECT_MIN bytes and more go straight
-				 from the caller's buffers (channel_packet.c) */
+				 from the caller's buffers, and zcopy's sender writes a
+				 rendezvous' second half (channel_packet.c) */
 	int direct_done;      /* the pending direct write's completion arrived */
 	struct ibc_regcache *rc;
 	int rc_own;

@@ -32,7 +32,22 @@
  * buffer (registered through the cache); the receiver's get reads the data
  * straight into its own buffers (RDMA read), and when it has read all of it,
  * writes its count of finished rendezvous into the sender's zdone word; the
- * sender's put returns 0 until then and the whole length after. */
+ * sender's put returns 0 until then and the whole length after.
+ *
+ * zcopy, split (c->direct: the transport's write is a copy by the writer's
+ * CPU, so the sender's core would only spin while the receiver's copies):
+ * the receiver's get, given room for the whole rendezvous with its second
+ * half in one buffer, writes a CTS into the sender's region (the address,
+ * rkey, offset and length of that half; its sequence word, the rendezvous'
+ * number, written last), reads the first half itself, and returns with
+ * nothing delivered until the sender's wdone word says the rest is in.  The
+ * sender's put, called again as a pending rendezvous asks, sees the CTS,
+ * writes that half from its buffer straight into the receiver's, waits for
+ * the write, and writes wdone.  Both halves are copied at once, by two
+ * cores.  Like the sender's buffer for put, the receiver's buffers belong to
+ * the rendezvous until the get delivers it: the get is called again with
+ * the same buffers (a get of others is refused).  With params.staged the
+ * receiver reads it all, as the paper does. */
 #include "channel/channel_impl.h"
 
 #include "core/log.h"
@@ -42,6 +57,7 @@
 #include "regcache/regcache.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #define PAD8(n) (((n) + 7) & ~(uint64_t)7)
@@ -59,6 +75,16 @@ struct rndv {
 	uint32_t rkey, pad;
 };
 
+/* the receiver's request for the second half: one write, seq last */
+struct cts {
+	uint64_t addr, off, len;
+	uint32_t rkey, pad;
+	uint64_t seq;
+};
+
+/* a split's halves: the receiver's at least this, and 64-aligned */
+#define SPLIT_MIN 4096
+
 static uint64_t hdr_make(uint64_t len, unsigned type)
 {
 	return (len & 0xffffffffull) | ((uint64_t)type << 32);
@@ -73,6 +99,25 @@ static uint64_t trailer_of(uint64_t seq, uint64_t len, uint64_t salt)
 static uint64_t load_acq(const void *p)
 {
 	return atomic_load_explicit((const _Atomic uint64_t *)p, memory_order_acquire);
+}
+
+/* Waits for a completion of c's own (*flag: direct_done, read_done), not
+ * for the peer: the data is there. */
+static int own_wait(struct ibc_channel *c, const int *flag)
+{
+	struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(c->deadline_ns);
+	unsigned long polls = 0;
+	int rc = IBC_OK;
+
+	while (rc == IBC_OK && !*flag) {
+		rc = ch_service(c);
+		if (rc == IBC_OK && !*flag) {
+			ibc_wait_relax(c->x->wait, &polls);
+			if ((polls & 255) == 0)
+				rc = ibc_wait_check(&dl);
+		}
+	}
+	return rc;
 }
 
 /* c->direct: the record whose header, sequence word, pad and trailer are in
@@ -90,10 +135,8 @@ static int record_write_direct(struct ibc_channel *c, const unsigned char *st, u
 {
 	struct ibc_xport_sge sge[IBC_XPORT_MAX_SGE];
 	struct ibc_xport_mr *mr[IBC_XPORT_MAX_SGE];
-	struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(c->deadline_ns);
 	int k = 1, i, nmr = 0, max = (int)c->x->caps.max_sge, rc = IBC_OK;
 	uint64_t want = len;
-	unsigned long polls = 0;
 
 	*taken = 0;
 	if (max > IBC_XPORT_MAX_SGE)
@@ -128,14 +171,8 @@ static int record_write_direct(struct ibc_channel *c, const unsigned char *st, u
 	else
 		ibc_error("channel %s rank %d: RDMA write to rank %d: %s", c->d->name, c->x->rank,
 			  c->peer, ibc_status_str(rc));
-	while (rc == IBC_OK && !c->direct_done) {
-		rc = ch_service(c);
-		if (rc == IBC_OK && !c->direct_done) {
-			ibc_wait_relax(c->x->wait, &polls);
-			if ((polls & 255) == 0)
-				rc = ibc_wait_check(&dl);
-		}
-	}
+	if (rc == IBC_OK)
+		rc = own_wait(c, &c->direct_done);
 put:
 	for (i = 0; i < nmr; i++)
 		ibc_regcache_put(c->rc, mr[i]);
@@ -196,6 +233,41 @@ static int record_room(struct ibc_channel *c, uint64_t need, int *rc)
 	return 1;
 }
 
+/* The pending rendezvous' half that the receiver's CTS asks for, from the
+ * sender's buffer into the receiver's, then wdone. */
+static int zcopy_write_half(struct ibc_channel *c)
+{
+	struct cts q;
+	struct ibc_xport_sge sge;
+	int rc;
+
+	memcpy(&q, (const void *)c->cts, sizeof(q));
+	if (q.off > c->z_len || q.len > c->z_len - q.off || q.len > UINT32_MAX) {
+		ibc_error("channel zcopy rank %d: rank %d asks for bytes %llu..%llu of a %zu-byte "
+			  "rendezvous", c->x->rank, c->peer, (unsigned long long)q.off,
+			  (unsigned long long)(q.off + q.len), c->z_len);
+		return IBC_ERR_PROTO;
+	}
+	sge = (struct ibc_xport_sge){ (uintptr_t)c->z_buf + q.off, (uint32_t)q.len, c->z_mr->lkey };
+	c->direct_done = 0;
+	rc = ibc_xport_write(c->x, c->peer, &sge, 1, q.addr, q.rkey, IBC_XPORT_WR_SIGNALED,
+			     ch_wrid(c, CH_WR_DIRECT, 0));
+	if (rc == IBC_OK)
+		c->outstanding++;
+	else
+		ibc_error("channel zcopy rank %d: RDMA write to rank %d: %s", c->x->rank, c->peer,
+			  ibc_status_str(rc));
+	if (rc == IBC_OK)
+		rc = own_wait(c, &c->direct_done);
+	if (rc == IBC_OK)
+		rc = ch_write_word(c, CH_OFF_WDONE(c->R), c->z_seq);
+	if (rc == IBC_OK) {
+		c->z_wrote = 1;
+		c->cnt.zcopy_writes++;
+	}
+	return rc;
+}
+
 static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *accepted)
 {
 	struct rndv r;
@@ -208,6 +280,8 @@ static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *acc
 			return IBC_ERR_INVAL;
 		}
 		if (load_acq((const void *)c->zdone) < c->z_seq) {
+			if (!c->z_wrote && load_acq((const char *)c->cts + offsetof(struct cts, seq)) == c->z_seq)
+				return zcopy_write_half(c);
 			c->cnt.put_full++;  /* not read yet (back-pressure): call again */
 			return IBC_OK;
 		}
@@ -234,6 +308,7 @@ static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *acc
 	rc = record_write(c, CH_REC_RNDV, NULL, 0, 0, &r, sizeof(r));
 	if (rc == IBC_OK) {
 		c->z_pending = 1;
+		c->z_wrote = 0;
 		c->z_buf = iov->iov_base;
 		c->z_len = iov->iov_len;
 		c->z_seq++;
@@ -318,9 +393,7 @@ static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct 
 {
 	struct ibc_xport_sge sge[IBC_XPORT_MAX_SGE];
 	struct ibc_xport_mr *mr[IBC_XPORT_MAX_SGE];
-	struct ibc_wait_deadline dl = IBC_WAIT_DEADLINE(c->deadline_ns);
 	uint64_t left = r->len - c->rx_off, want = 0;
-	unsigned long polls = 0;
 	int k = 0, i, rc = IBC_OK;
 
 	for (i = 0; i < n && k < (int)c->x->caps.max_sge && want < left; i++) {
@@ -345,21 +418,106 @@ static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct 
 				    ch_wrid(c, CH_WR_READ, 0));
 		if (rc == IBC_OK)
 			c->outstanding++;
-		/* the data is there: waiting for the read is no wait for the peer */
-		while (rc == IBC_OK && !c->read_done) {
-			rc = ch_service(c);
-			if (rc == IBC_OK && !c->read_done) {
-				ibc_wait_relax(c->x->wait, &polls);
-				if ((polls & 255) == 0)
-					rc = ibc_wait_check(&dl);
-			}
-		}
+		if (rc == IBC_OK)
+			rc = own_wait(c, &c->read_done);
 		c->cnt.zcopy_reads++;
 	}
 	for (i = 0; i < k; i++)
 		ibc_regcache_put(c->rc, mr[i]);
 	*got = rc == IBC_OK ? want : 0;
 	return rc;
+}
+
+/* The address of byte h of sub when [h, len) lies in one entry (*entry) that
+ * is at most the max_sge-th (so one read takes [0, h)), else NULL. */
+static void *split_half_at(const struct ibc_channel *c, const struct iovec *sub, int ns,
+			   uint64_t h, uint64_t len, int *entry)
+{
+	uint64_t off = 0;
+	int i;
+
+	for (i = 0; i < ns && i < (int)c->x->caps.max_sge; i++) {
+		if (h < off + sub[i].iov_len) {
+			*entry = i;
+			return len <= off + sub[i].iov_len ? (char *)sub[i].iov_base + (h - off) : NULL;
+		}
+		off += sub[i].iov_len;
+	}
+	return NULL;
+}
+
+/* A split rendezvous (the comment at the top), when this one can be: the
+ * CTS for the second half out, the first half read.  Only a get that has
+ * delivered nothing yet (done) starts one, since it returns with nothing:
+ * its caller calls again with the same buffers. */
+static int split_start(struct ibc_channel *c, const struct rndv *r, const struct iovec *sub,
+		       int ns, size_t done)
+{
+	uint64_t h = (r->len / 2) & ~(uint64_t)63;
+	struct rndv first = *r;
+	struct cts q;
+	size_t got = 0;
+	void *at;
+	int rc, e = 0;
+
+	/* the whole entry, as the caller gave it: the read of the first half
+	 * and the next get of the same buffer hit this one registration */
+	if (!c->direct || done != 0 || c->rx_off != 0 || h < SPLIT_MIN ||
+	    c->x->caps.max_inline < sizeof(q) ||
+	    (at = split_half_at(c, sub, ns, h, r->len, &e)) == NULL ||
+	    ibc_regcache_get(c->rc, sub[e].iov_base, sub[e].iov_len,
+			     IBC_XPORT_ACCESS_LOCAL_WRITE | IBC_XPORT_ACCESS_REMOTE_WRITE,
+			     &c->rx_split_mr, NULL) != IBC_OK)
+		return IBC_OK;                 /* read it all */
+	memset(&q, 0, sizeof(q));
+	q.addr = (uintptr_t)at;
+	q.off = h;
+	q.len = r->len - h;
+	q.rkey = c->rx_split_mr->rkey;
+	q.seq = c->z_done + 1;
+	c->rx_split = 1;
+	c->rx_split_at = sub[0].iov_base;
+	c->rx_split_half = at;
+	rc = ch_write(c, &q, 0, sizeof(q), CH_OFF_CTS(c->R), 1);
+	first.len = h;
+	if (rc == IBC_OK)
+		rc = zcopy_read(c, &first, sub, ns, &got);
+	if (rc == IBC_OK && got != h) {
+		ibc_error("channel zcopy rank %d: read %zu of a split's first %llu bytes", c->x->rank,
+			  got, (unsigned long long)h);
+		rc = IBC_ERR_PROTO;
+	}
+	return rc;
+}
+
+/* The rendezvous r into sub: read, or split (split_start) and then, once the
+ * sender's wdone says its half is in, delivered; *got: bytes delivered now
+ * (0 while a split waits for the sender). */
+static int zcopy_take(struct ibc_channel *c, const struct rndv *r, const struct iovec *sub, int ns,
+		      size_t done, size_t *got)
+{
+	int rc, e;
+
+	*got = 0;
+	if (!c->rx_split) {
+		rc = split_start(c, r, sub, ns, done);
+		if (rc != IBC_OK || !c->rx_split)
+			return rc != IBC_OK ? rc : zcopy_read(c, r, sub, ns, got);
+	} else if (ns == 0 || sub[0].iov_base != c->rx_split_at ||
+		   split_half_at(c, sub, ns, (r->len / 2) & ~(uint64_t)63, r->len, &e) !=
+			   c->rx_split_half) {
+		ibc_error("channel zcopy rank %d: a get into other buffers while rank %d writes the "
+			  "rendezvous' second half at %p (call get again with the same buffers)",
+			  c->x->rank, c->peer, c->rx_split_half);
+		return IBC_ERR_INVAL;
+	}
+	if (load_acq((const void *)c->wdone) != c->z_done + 1)
+		return IBC_OK;                 /* the sender's half is still to come */
+	ibc_regcache_put(c->rc, c->rx_split_mr);
+	c->rx_split_mr = NULL;
+	c->rx_split = 0;
+	*got = r->len;
+	return IBC_OK;
 }
 
 /* The small path's get (channel_impl.h). */
@@ -442,7 +600,7 @@ int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 				sub[ns++].iov_len = iov[i].iov_len - skip;
 				skip = 0;
 			}
-			rc = zcopy_read(c, &r, sub, ns, &got);
+			rc = zcopy_take(c, &r, sub, ns, done, &got);
 			if (rc)
 				break;
 			c->rx_off += got;

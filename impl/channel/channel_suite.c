@@ -290,7 +290,7 @@ static int cs_validate(struct ibc_suite_op *o)
 }
 
 static const char *const counter_names[] = { "put_full", "head_writes", "tail_writes", "packets",
-					     "zcopy_reads", NULL };
+					     "zcopy_reads", "zcopy_writes", NULL };
 
 static int cs_counters(struct ibc_suite_op *o, uint64_t *vals)
 {
@@ -305,6 +305,7 @@ static int cs_counters(struct ibc_suite_op *o, uint64_t *vals)
 	vals[2] = c.tail_writes;
 	vals[3] = c.packets;
 	vals[4] = c.zcopy_reads;
+	vals[5] = c.zcopy_writes;
 	return IBC_OK;
 }
 
@@ -431,6 +432,14 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			 "transport whose write is a CPU copy, %s-bw writes packets >= 4 KiB from the "
 			 "caller's buffer)", a.design, a.design);
 		n = add(out, cap, n, &a, nm, ds);
+	}
+	{
+		struct cs_arg a = { .design = "zcopy", .kind = CS_BW, .staged = 1 };
+
+		n = add(out, cap, n, &a, "zcopy-bw-staged",
+			"zcopy-bw as the paper does: packets staged, the receiver reads all of a "
+			"large put (on a transport whose write is a CPU copy, zcopy-bw has the sender "
+			"write the second half meanwhile)");
 	}
 	{
 		struct cs_arg a = { .design = NULL, .kind = CS_LAT };

@@ -5,6 +5,11 @@
  *     back-pressure (puts accepting nothing), never corruption;
  *   - a ring filled to the brim, then drained;
  *   - a small ring (4 KiB) and many laps, so the wrap falls at every offset;
+ *   - zcopy with puts and gets of one 48 KiB buffer: every rendezvous split
+ *     on a transport whose write is a CPU copy (shm: the sender writes the
+ *     second half), none staged or on verbs (the receiver reads it all); and
+ *     a get into other buffers while the sender writes a split's half is
+ *     refused;
  *   - a mutant of basic that publishes the head before the data must fail;
  *   - with IBCHAR_SHM_TORN=1 on shm (writes stored a byte at a time, as on
  *     Soft-RoCE: tests/channel/torn.t), a mutant of basic that trusts one
@@ -35,6 +40,9 @@ struct tcase {
 	int brim;            /* fill the ring to the brim first */
 	int constant;        /* every byte 0x01 (payload that looks like headers), puts of
 				1..16 bytes: more than 2^16 records */
+	size_t fixed;        /* puts and gets of one buffer of this many bytes */
+	int staged;          /* ibc_channel_params.staged */
+	int misuse;          /* zcopy: rank 1 gets into other buffers while a split is due */
 };
 
 struct report {
@@ -45,6 +53,9 @@ struct report {
 	uint64_t got;        /* bytes received */
 	uint64_t put_full;   /* puts that accepted nothing */
 	uint64_t brim;       /* bytes accepted before the first full put */
+	uint64_t zreads, zwrites; /* zcopy's counters */
+	int32_t direct;
+	int32_t misuse_rc;   /* what the get into other buffers returned */
 };
 
 static int constant_bytes;
@@ -92,8 +103,8 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 	unsigned char *out = malloc(stream_bytes), *in = malloc(stream_bytes);
 	unsigned seed = 4242u + 77u * (unsigned)boot->rank;
 	uint64_t sent = 0, got = 0, i;
-	struct iovec pv[5];
-	int pn = 0, rc, rc2, peer = 1 - boot->rank, stalled = 0, agreed;
+	struct iovec pv[5], gv[5];
+	int pn = 0, gn = 0, gpend = 0, rc, rc2, peer = 1 - boot->rank, stalled = 0, agreed;
 	size_t pend = 0;     /* bytes of the pending split */
 	double t0, stall_until = 0;
 	int64_t deadline;
@@ -113,12 +124,36 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 	cp.chunk_bytes = tc->ring / 8;
 	cp.zcopy_bytes = tc->ring / 4;
 	cp.mutant = tc->mutant;
+	cp.staged = tc->staged;
 	cp.deadline_s = 20;
 	rc = ibc_channel_create(x, tc->design, peer, &cp, &ch);
 	if (rc == IBC_OK)
 		rc = ibc_channel_setup(ch);
 	if (rc == IBC_OK)
 		rc = ibc_boot_barrier(boot);
+	/* rank 0 puts one rendezvous; rank 1's get starts its split and returns
+	 * with nothing, then a get into other buffers must be refused */
+	if (rc == IBC_OK && tc->misuse) {
+		struct iovec v = { boot->rank == 0 ? out : in, tc->fixed };
+		size_t acc = 0;
+
+		if (boot->rank == 0)
+			rc = ibc_channel_put(ch, &v, 1, &acc);
+		if (rc == IBC_OK)
+			rc = ibc_boot_barrier(boot);
+		if (rc == IBC_OK && boot->rank == 1) {
+			rc = ibc_channel_get(ch, &v, 1, &acc);
+			v.iov_base = in + 64;
+			if (rc == IBC_OK && acc == 0)
+				rep->misuse_rc = ibc_channel_get(ch, &v, 1, &acc);
+		}
+		(void)ibc_boot_agree(boot, rc, &agreed);
+		(void)ibc_channel_destroy(ch);
+		(void)ibc_xport_close(x);
+		free(out);
+		free(in);
+		return rc;
+	}
 	/* to the brim: rank 0 puts until a put accepts nothing, rank 1 waits */
 	if (rc == IBC_OK && tc->brim) {
 		if (boot->rank == 0) {
@@ -150,9 +185,13 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 				size_t want = 1 + (size_t)rand_r(&seed) %
 							  (tc->constant ? 16 : 3 * tc->ring / 2);
 
+				if (tc->fixed)
+					want = tc->fixed;
 				if (want > stream_bytes - sent)
 					want = stream_bytes - sent;
-				pn = split(&seed, out + sent, want, pv);
+				pn = tc->fixed ? 1 : split(&seed, out + sent, want, pv);
+				pv[0].iov_base = tc->fixed ? out + sent : pv[0].iov_base;
+				pv[0].iov_len = tc->fixed ? want : pv[0].iov_len;
 				pend = want;
 			}
 			rc = ibc_channel_put(ch, pv, pn, &acc);
@@ -165,16 +204,25 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 			stalled = 1;
 			stall_until = now + 30000;
 		}
+		/* a get that delivered nothing is called again with the same
+		 * buffers (a zcopy split may be writing into them) */
 		if (rc == IBC_OK && got < stream_bytes && now >= stall_until) {
-			size_t want = 1 + (size_t)rand_r(&seed) % (2 * tc->ring);
-			struct iovec gv[5];
-			int gn;
+			if (gpend == 0) {
+				size_t want = 1 + (size_t)rand_r(&seed) % (2 * tc->ring);
 
-			if (want > stream_bytes - got)
-				want = stream_bytes - got;
-			gn = split(&seed, in + got, want, gv);
+				if (tc->fixed)
+					want = tc->fixed;
+				if (want > stream_bytes - got)
+					want = stream_bytes - got;
+				gn = tc->fixed ? 1 : split(&seed, in + got, want, gv);
+				gv[0].iov_base = tc->fixed ? in + got : gv[0].iov_base;
+				gv[0].iov_len = tc->fixed ? want : gv[0].iov_len;
+				gpend = 1;
+			}
 			rc = ibc_channel_get(ch, gv, gn, &n);
 			got += n;
+			if (n > 0)
+				gpend = 0;
 		}
 		if (rand_r(&seed) % 64 == 0)
 			ibc_timer_spin_us((double)(rand_r(&seed) % 20));
@@ -191,6 +239,9 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 	if (ch) {
 		ibc_channel_counters_get(ch, &cnt);
 		rep->put_full = cnt.put_full;
+		rep->zreads = cnt.zcopy_reads;
+		rep->zwrites = cnt.zcopy_writes;
+		rep->direct = ibc_channel_direct(ch);
 	}
 	/* both ranks close together, also after a failure */
 	if (ibc_boot_agree(boot, rc, &agreed) != IBC_OK && rc == IBC_OK)
@@ -248,6 +299,20 @@ static void check_case(const struct tcase *tc, const char *what)
 	if (tc->stall)
 		tap_ok(r[0].put_full > 0, "%s: while the receiver stalls, puts see back-pressure "
 		       "(%llu full puts)", tc->design, (unsigned long long)r[0].put_full);
+	if (tc->fixed) {
+		/* rendezvous each way; a side writes the halves of those it sends */
+		uint64_t nr = (stream_bytes + tc->fixed - 1) / tc->fixed;
+		int split = strcmp(backend, "shm") == 0 && !tc->staged;
+
+		tap_ok(r[0].direct == split && r[0].zwrites == (split ? nr : 0) &&
+			       r[1].zwrites == (split ? nr : 0) && r[0].zreads >= nr && r[1].zreads >= nr,
+		       "%s%s: %llu rendezvous each way, %s (halves written %llu/%llu, reads %llu/%llu)",
+		       tc->design, tc->staged ? " staged" : "", (unsigned long long)nr,
+		       split ? "every one split: the sender wrote its second half"
+			     : "none split: the receiver read them",
+		       (unsigned long long)r[0].zwrites, (unsigned long long)r[1].zwrites,
+		       (unsigned long long)r[0].zreads, (unsigned long long)r[1].zreads);
+	}
 	if (tc->brim)
 		tap_ok(r[0].brim > tc->ring / 2 && r[0].brim <= tc->ring,
 		       "%s: the ring took %llu bytes to the brim (ring %zu), then refused",
@@ -280,6 +345,22 @@ int main(void)
 		check_case(&tc, "4 KiB ring, the wrap at every offset");
 		tc.constant = 1;
 		check_case(&tc, "payload bytes that look like headers, > 2^16 records");
+	}
+	for (d = 0; d < 2; d++) {
+		struct tcase tc = { .design = "zcopy", .ring = 65536, .fixed = 49152, .staged = (int)d };
+
+		check_case(&tc, d ? "staged, 48 KiB puts and gets" : "48 KiB puts and gets");
+	}
+	if (strcmp(backend, "shm") == 0) {
+		struct tcase tc = { .design = "zcopy", .ring = 65536, .fixed = 49152, .misuse = 1 };
+		struct report r[2];
+
+		run_case(&tc, r);
+		tap_ok(r[0].rc == IBC_OK && r[1].rc == IBC_OK && r[1].misuse_rc == IBC_ERR_INVAL,
+		       "zcopy: a get into other buffers while the sender is to write a split's half "
+		       "is refused (%s)", ibc_status_str(r[1].misuse_rc));
+	} else {
+		tap_skip(1, "zcopy splits a rendezvous only where the write is a CPU copy (shm)");
 	}
 	torn = strcmp(backend, "shm") == 0 && (e = getenv("IBCHAR_SHM_TORN")) && strcmp(e, "1") == 0;
 	if (torn) {
