@@ -280,7 +280,9 @@ static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *acc
 			return IBC_ERR_INVAL;
 		}
 		if (load_acq((const void *)c->zdone) < c->z_seq) {
-			if (!c->z_wrote && load_acq((const char *)c->cts + offsetof(struct cts, seq)) == c->z_seq)
+			const char *cts_seq = (const char *)c->cts + offsetof(struct cts, seq);
+
+			if (!c->z_wrote && load_acq(cts_seq) == c->z_seq)
 				return zcopy_write_half(c);
 			c->cnt.put_full++;  /* not read yet (back-pressure): call again */
 			return IBC_OK;

@@ -93,6 +93,22 @@ static int split(unsigned *seed, unsigned char *base, size_t len, struct iovec *
 	return i;
 }
 
+/* The next put's or get's buffers over [base, base + left): tc->fixed bytes
+ * in one entry, else 1 .. max bytes at random cut points. */
+static int next_iov(const struct tcase *tc, unsigned *seed, unsigned char *base, size_t left,
+		    size_t max, struct iovec *v)
+{
+	size_t want = tc->fixed ? tc->fixed : 1 + (size_t)rand_r(seed) % max;
+
+	if (want > left)
+		want = left;
+	if (!tc->fixed)
+		return split(seed, base, want, v);
+	v[0].iov_base = base;
+	v[0].iov_len = want;
+	return 1;
+}
+
 static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct report *rep)
 {
 	struct ibc_xport_params xp;
@@ -104,8 +120,8 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 	unsigned seed = 4242u + 77u * (unsigned)boot->rank;
 	uint64_t sent = 0, got = 0, i;
 	struct iovec pv[5], gv[5];
-	int pn = 0, gn = 0, gpend = 0, rc, rc2, peer = 1 - boot->rank, stalled = 0, agreed;
-	size_t pend = 0;     /* bytes of the pending split */
+	int pn = 0, gn = 0, rc, rc2, peer = 1 - boot->rank, stalled = 0, agreed;
+	int pend = 0, gpend = 0;  /* a put's, a get's buffers are still to be taken */
 	double t0, stall_until = 0;
 	int64_t deadline;
 
@@ -181,18 +197,10 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 			break;
 		}
 		if (sent < stream_bytes) {
-			if (pend == 0) {
-				size_t want = 1 + (size_t)rand_r(&seed) %
-							  (tc->constant ? 16 : 3 * tc->ring / 2);
-
-				if (tc->fixed)
-					want = tc->fixed;
-				if (want > stream_bytes - sent)
-					want = stream_bytes - sent;
-				pn = tc->fixed ? 1 : split(&seed, out + sent, want, pv);
-				pv[0].iov_base = tc->fixed ? out + sent : pv[0].iov_base;
-				pv[0].iov_len = tc->fixed ? want : pv[0].iov_len;
-				pend = want;
+			if (!pend) {
+				pn = next_iov(tc, &seed, out + sent, stream_bytes - sent,
+					      tc->constant ? 16 : 3 * tc->ring / 2, pv);
+				pend = 1;
 			}
 			rc = ibc_channel_put(ch, pv, pn, &acc);
 			sent += acc;
@@ -207,16 +215,8 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 		/* a get that delivered nothing is called again with the same
 		 * buffers (a zcopy split may be writing into them) */
 		if (rc == IBC_OK && got < stream_bytes && now >= stall_until) {
-			if (gpend == 0) {
-				size_t want = 1 + (size_t)rand_r(&seed) % (2 * tc->ring);
-
-				if (tc->fixed)
-					want = tc->fixed;
-				if (want > stream_bytes - got)
-					want = stream_bytes - got;
-				gn = tc->fixed ? 1 : split(&seed, in + got, want, gv);
-				gv[0].iov_base = tc->fixed ? in + got : gv[0].iov_base;
-				gv[0].iov_len = tc->fixed ? want : gv[0].iov_len;
+			if (!gpend) {
+				gn = next_iov(tc, &seed, in + got, stream_bytes - got, 2 * tc->ring, gv);
 				gpend = 1;
 			}
 			rc = ibc_channel_get(ch, gv, gn, &n);
