@@ -72,6 +72,7 @@ struct ibc_channel {
 	int rx_split;
 	const void *rx_split_at;          /* the get's first buffer */
 	void *rx_split_half;              /* where the sender writes */
+	int rx_zdone_sent;                /* its zdone written once the first half was read */
 	struct ibc_xport_mr *rx_split_mr;
 	int direct;           /* DATA packets of CH_DIRECT_MIN bytes and more go straight
 				 from the caller's buffers, and zcopy's sender writes a

@@ -39,12 +39,14 @@
  * the receiver's get, given room for the whole rendezvous with its second
  * half in one buffer, writes a CTS into the sender's region (the address,
  * rkey, offset and length of that half; its sequence word, the rendezvous'
- * number, written last), reads the first half itself, and returns with
- * nothing delivered until the sender's wdone word says the rest is in.  The
- * sender's put, called again as a pending rendezvous asks, sees the CTS,
- * writes that half from its buffer straight into the receiver's, waits for
- * the write, and writes wdone.  Both halves are copied at once, by two
- * cores.  Like the sender's buffer for put, the receiver's buffers belong to
+ * number, written last), reads the first half itself, writes zdone (it
+ * reads no more of the sender's buffer), and returns with nothing delivered
+ * until the sender's wdone word says the rest is in.  The sender's put,
+ * called again as a pending rendezvous asks, sees the CTS, writes that half
+ * from its buffer straight into the receiver's, waits for the write, writes
+ * wdone, and returns the whole length once zdone is in (the CTS precedes
+ * zdone, so a put that sees zdone sees the CTS too).  Both halves are copied
+ * at once, by two cores.  Like the sender's buffer for put, the receiver's buffers belong to
  * the rendezvous until the get delivers it: the get is called again with
  * the same buffers (a get of others is refused).  With params.staged the
  * receiver reads it all, as the paper does. */
@@ -279,11 +281,17 @@ static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *acc
 				  "%p are still being read", c->x->rank, c->z_len, c->z_buf);
 			return IBC_ERR_INVAL;
 		}
-		if (load_acq((const void *)c->zdone) < c->z_seq) {
-			const char *cts_seq = (const char *)c->cts + offsetof(struct cts, seq);
+		const char *cts_seq = (const char *)c->cts + offsetof(struct cts, seq);
+		int read = load_acq((const void *)c->zdone) >= c->z_seq;
 
-			if (!c->z_wrote && load_acq(cts_seq) == c->z_seq)
-				return zcopy_write_half(c);
+		/* a split's receiver writes its CTS before its zdone: once zdone
+		 * is in, a CTS for this rendezvous is too */
+		if (!c->z_wrote && load_acq(cts_seq) == c->z_seq) {
+			rc = zcopy_write_half(c);
+			if (rc != IBC_OK || !read)
+				return rc;
+		}
+		if (!read) {
 			c->cnt.put_full++;  /* not read yet (back-pressure): call again */
 			return IBC_OK;
 		}
@@ -489,6 +497,11 @@ static int split_start(struct ibc_channel *c, const struct rndv *r, const struct
 			  got, (unsigned long long)h);
 		rc = IBC_ERR_PROTO;
 	}
+	/* nothing more is read from the sender's buffer: its put may return
+	 * once it has written its half, without waiting for this side's wdone */
+	if (rc == IBC_OK)
+		rc = ch_write_word(c, CH_OFF_ZDONE(c->R), c->z_done + 1);
+	c->rx_zdone_sent = rc == IBC_OK;
 	return rc;
 }
 
@@ -610,7 +623,10 @@ int ch_packet_get(struct ibc_channel *c, const struct iovec *iov, int n, size_t 
 			if (c->rx_off < r.len)
 				break;
 			c->z_done++;
-			rc = ch_write_word(c, CH_OFF_ZDONE(c->R), c->z_done);
+			/* a split's zdone went out when its first half was read */
+			if (!c->rx_zdone_sent)
+				rc = ch_write_word(c, CH_OFF_ZDONE(c->R), c->z_done);
+			c->rx_zdone_sent = 0;
 			if (rc)
 				break;
 		}
