@@ -272,8 +272,9 @@ static int zcopy_write_half(struct ibc_channel *c)
 
 static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *accepted)
 {
+	const char *cts_seq = (const char *)c->cts + offsetof(struct cts, seq);
 	struct rndv r;
-	int rc;
+	int rc, read;
 
 	if (c->z_pending) {
 		if (iov->iov_base != c->z_buf || iov->iov_len != c->z_len) {
@@ -281,11 +282,9 @@ static int zcopy_put(struct ibc_channel *c, const struct iovec *iov, size_t *acc
 				  "%p are still being read", c->x->rank, c->z_len, c->z_buf);
 			return IBC_ERR_INVAL;
 		}
-		const char *cts_seq = (const char *)c->cts + offsetof(struct cts, seq);
-		int read = load_acq((const void *)c->zdone) >= c->z_seq;
-
 		/* a split's receiver writes its CTS before its zdone: once zdone
 		 * is in, a CTS for this rendezvous is too */
+		read = load_acq((const void *)c->zdone) >= c->z_seq;
 		if (!c->z_wrote && load_acq(cts_seq) == c->z_seq) {
 			rc = zcopy_write_half(c);
 			if (rc != IBC_OK || !read)
