@@ -437,6 +437,12 @@ static int zcopy_read(struct ibc_channel *c, const struct rndv *r, const struct 
 	return rc;
 }
 
+/* Where a rendezvous of len bytes is split: the receiver reads [0, h). */
+static uint64_t split_point(uint64_t len)
+{
+	return (len / 2) & ~(uint64_t)63;
+}
+
 /* The address of byte h of sub when [h, len) lies in one entry (*entry) that
  * is at most the max_sge-th (so one read takes [0, h)), else NULL. */
 static void *split_half_at(const struct ibc_channel *c, const struct iovec *sub, int ns,
@@ -462,7 +468,7 @@ static void *split_half_at(const struct ibc_channel *c, const struct iovec *sub,
 static int split_start(struct ibc_channel *c, const struct rndv *r, const struct iovec *sub,
 		       int ns, size_t done)
 {
-	uint64_t h = (r->len / 2) & ~(uint64_t)63;
+	uint64_t h = split_point(r->len);
 	struct rndv first = *r;
 	struct cts q;
 	size_t got = 0;
@@ -518,7 +524,7 @@ static int zcopy_take(struct ibc_channel *c, const struct rndv *r, const struct 
 		if (rc != IBC_OK || !c->rx_split)
 			return rc != IBC_OK ? rc : zcopy_read(c, r, sub, ns, got);
 	} else if (ns == 0 || sub[0].iov_base != c->rx_split_at ||
-		   split_half_at(c, sub, ns, (r->len / 2) & ~(uint64_t)63, r->len, &e) !=
+		   split_half_at(c, sub, ns, split_point(r->len), r->len, &e) !=
 			   c->rx_split_half) {
 		ibc_error("channel zcopy rank %d: a get into other buffers while rank %d writes the "
 			  "rendezvous' second half at %p (call get again with the same buffers)",

@@ -163,12 +163,7 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 			if (rc == IBC_OK && acc == 0)
 				rep->misuse_rc = ibc_channel_get(ch, &v, 1, &acc);
 		}
-		(void)ibc_boot_agree(boot, rc, &agreed);
-		(void)ibc_channel_destroy(ch);
-		(void)ibc_xport_close(x);
-		free(out);
-		free(in);
-		return rc;
+		goto close;
 	}
 	/* to the brim: rank 0 puts until a put accepts nothing, rank 1 waits */
 	if (rc == IBC_OK && tc->brim) {
@@ -243,6 +238,7 @@ static int rank_body(struct ibc_boot *boot, const struct tcase *tc, struct repor
 		rep->zwrites = cnt.zcopy_writes;
 		rep->direct = ibc_channel_direct(ch);
 	}
+close:
 	/* both ranks close together, also after a failure */
 	if (ibc_boot_agree(boot, rc, &agreed) != IBC_OK && rc == IBC_OK)
 		rc = IBC_ERR_IO;
