@@ -322,7 +322,7 @@ static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const
 			for (j = 0; j < n; j++)
 				members += st[j].active && grp[j] == grp[k];
 			grp[n + 1 + k] = st[k].active && members > 1 && d[k] < PRIME_MAX_US &&
-					 h->p->unprimed == NULL;
+					 (h->p->unprimed == NULL || st[k].op->primed);
 		}
 	}
 	if (rc == IBC_OK)

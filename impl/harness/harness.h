@@ -107,6 +107,9 @@ struct ibc_harness_op {
 	 * row keeps it as p50 and mean, leaves the spread columns (min, p99,
 	 * max, stdev, CI, skew) empty, says n=1 in extra and iters=1 */
 	int one_figure;
+	/* 1: primed (harness.c) even where params.unprimed is set, for an
+	 * operation whose cost is mostly what its own last call left warm */
+	int primed;
 	void *arg;
 	/* Before the point's warm-up, on every rank.  IBC_ERR_UNSUPPORTED on any
 	 * rank skips the operation at this point (no row); other errors end the run. */
@@ -176,7 +179,8 @@ struct ibc_harness_params {
 	const char *barrier_only;  /* set: the suite's iterations start at a barrier
 				      whatever sync_mode says, for this reason */
 	const char *unprimed;      /* set: no timed iteration is primed (harness.c),
-				      for this reason (meta.csv's prime) */
+				      for this reason (meta.csv's prime), but those
+				      of the operations that say primed */
 	int measures_machine;      /* 1: the suite measures the machine, not the code
 				      (the placement probe): IBC_SLOWDOWN=* leaves it */
 	/* window mode: > 0 fixes W (microseconds) instead of adapting it */

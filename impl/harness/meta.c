@@ -228,7 +228,7 @@ int ibc_harness_meta_write(const struct ibc_harness_meta_in *in)
 	meta_add(m, "sync", "%s", in->sync);
 	meta_add(m, "sync_why", "%s", in->sync_why != NULL ? in->sync_why : "");
 	if (p->unprimed != NULL)
-		meta_add(m, "prime", "off: %s", p->unprimed);
+		meta_add(m, "prime", "off (but for rows that say primed=1): %s", p->unprimed);
 	else
 		meta_add(m, "prime", "%s", "on (a timed iteration among others follows one of its own)");
 	meta_add(m, "clocksource", "%s", ibc_gclock_clocksource());

@@ -22,14 +22,15 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 
 /* on top of enum ibc_logp_note */
 enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
-       NOTE_RAWSEND = 256, NOTE_UNREAD = 512 };
+       NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 #define NOT_MODELLED "not modelled (oversubscribed)"
 #define NO_COPY "no copy rows (logp kernels copy, copy-peer: a run before them): the " \
 		"algorithm's local copies are not costed"
-#define NO_USER "no os-write-user rows (a run before them): the algorithm's writes into " \
+#define NO_USER "no os-write-user-all or os-write-user rows (a run before them): the " \
+		"algorithm's writes into " \
 		"user memory are not costed"
 
 struct pred {
@@ -276,14 +277,24 @@ static double copy_round(const struct ibc_logp_params *pr, const char *xport,
 	return c;
 }
 
-/* a round's writes into user memory: each a post of os-write-user at the
- * block's size m (0 without; NAN when that kernel was not measured) */
+/* a round's writes into user memory: each a post of os-write-user-all at
+ * the block's size m, every rank writing into a peer's user memory at once,
+ * as in the algorithms that have them (os-write-user, rank 0 alone, for a
+ * run before that kernel: note user~one); 0 without; NAN when neither was
+ * measured */
 static double user_round(const struct ibc_logp_params *pr, const char *xport,
 			 const struct ibc_pattern_round *r, size_t m, int n, unsigned *notes)
 {
+	size_t sizes[MAX_SIZES];
+	const char *kv = "os-write-user-all";
+
 	if (r->user_writes <= 0)
 		return 0;
-	return (double)r->user_writes * kernel_at(pr, xport, "os-write-user", m, n, notes);
+	if (kernel_sizes(pr, xport, kv, sizes) == 0) {
+		kv = "os-write-user";
+		*notes |= NOTE_USERONE;
+	}
+	return (double)r->user_writes * kernel_at(pr, xport, kv, m, n, notes);
 }
 
 /* ----------------------------------------------------------- LogGP ----- */
@@ -406,7 +417,7 @@ static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
 					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw",
-					     "write~unread" };
+					     "write~unread", "user~one" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -861,33 +872,38 @@ static int has_kernel(const struct ibc_logp_params *pr, const char *kv)
  * before them), said on out. */
 static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 {
+	/* k1 (and k2) present: present; else absent, and with fb (a kernel
+	 * measured instead) absent at all when fb is not there either */
 	static const struct {
-		const char *name, *k1, *k2, *present, *absent, *rows, *note, *tail;
+		const char *name, *k1, *k2, *fb, *present, *absent, *rows, *note, *tail;
 	} t[] = {
-		{ "send rounds", "rtt-pool-1n", NULL,
+		{ "send rounds", "rtt-pool-1n", NULL, NULL,
 		  "costed by rtt-pool-1n, the two-sided path of the collectives (the receive pool), "
 		  "in LoP and LoP-RTT",
 		  "costed by rtt-send-1n, the bare transport", "rtt-pool-1n", "; note send~raw", "" },
-		{ "block writes", "rtt-write-readout-1n", NULL,
+		{ "block writes", "rtt-write-readout-1n", NULL, NULL,
 		  "costed by rtt-write-readout-1n (each block copied out before the next round trip, "
 		  "as the all-to-all's are), in LoP and LoP-RTT",
 		  "costed by rtt-write-1n, whose reader reads only the flag", "rtt-write-readout-1n",
 		  "; note write~unread", "" },
-		{ "copy term", "copy", "copy-peer",
+		{ "copy term", "copy", "copy-peer", NULL,
 		  "each algorithm's local copies per call (copy_us), costed by the logp kernels copy "
 		  "and copy-peer, added to every model",
 		  "absent", "copy or copy-peer", "", "; an algorithm that copies gets no prediction" },
-		{ "user-write term", "os-write-user", NULL,
+		{ "user-write term", "os-write-user-all", NULL, "os-write-user",
 		  "each write into a peer's user memory (user_us), costed by the logp kernel "
-		  "os-write-user, added to every model",
-		  "absent", "os-write-user", "",
-		  "; an algorithm that writes into user memory gets no prediction" },
+		  "os-write-user-all (every rank writing at once), added to every model",
+		  "costed by os-write-user (rank 0 writing alone)", "os-write-user-all",
+		  "; note user~one", "" },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (has_kernel(pr, t[i].k1) && (t[i].k2 == NULL || has_kernel(pr, t[i].k2)))
 			fprintf(out, "%s: %s\n", t[i].name, t[i].present);
+		else if (t[i].fb != NULL && !has_kernel(pr, t[i].fb))
+			fprintf(out, "%s: absent (%s: no %s or %s rows); an algorithm that needs it gets "
+				     "no prediction\n", t[i].name, pr->run_id, t[i].k1, t[i].fb);
 		else
 			fprintf(out, "%s: %s (%s: no %s rows%s)%s\n", t[i].name, t[i].absent,
 				pr->run_id, t[i].rows, t[i].note, t[i].tail);

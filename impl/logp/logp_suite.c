@@ -33,6 +33,7 @@ struct lk_arg {
 	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
 	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
 	int readout;   /* RTT 1:n write: each end copies out the block it received, untimed */
+	int all;       /* o_s: every rank posts to its p next ranks at once, not rank 0 alone */
 };
 
 /* --validate: every message of an iteration has its own source slot (one
@@ -50,6 +51,7 @@ struct lk_inst {
 	struct ibc_xport_rdesc *rd;   /* every rank's mr */
 	size_t m, slot;
 	int p;
+	int nranks;
 	int kmax;                     /* messages from one rank to another per iteration with their own slot */
 	int validate;
 	double d_us;                  /* PRTT's delay */
@@ -120,14 +122,14 @@ static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const st
 	}
 }
 
-/* rank 0's message to each of peers 1..p */
+/* this rank's message to each of its p next ranks: rank 0's to 1..p */
 static void wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
 			 int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
 {
 	int i;
 
 	for (i = 0; i < in->p; i++)
-		msg_wr(x, in, a, i + 1, 0, write, &sge[i], &wrs[i]);
+		msg_wr(x, in, a, (x->rank + i + 1) % in->nranks, 0, write, &sge[i], &wrs[i]);
 }
 
 /* Posts wrs[0..n): one call (list) or one call each. */
@@ -234,7 +236,7 @@ static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 	uint64_t t0, t1;
 	int rc;
 
-	if (x->rank == 0) {
+	if (x->rank == 0 || a->all) {
 		wrs_to_peers(x, in, a, a->write, sge, wrs);
 		t0 = ibc_timer_ticks();
 		rc = post(x, wrs, in->p, a->list);
@@ -576,7 +578,11 @@ static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int
 	for (i = 1; i <= in->p; i++) {
 		switch (a->kind) {
 		case LK_OS:
-			n = msg_add(l, n, me, out, 0, i, 0, a->write);
+			if (a->all) /* to the p next ranks from every rank */
+				n = msg_add(l, n, me, out, out ? me : (me - i + in->nranks) % in->nranks,
+					    out ? (me + i) % in->nranks : me, 0, a->write);
+			else
+				n = msg_add(l, n, me, out, 0, i, 0, a->write);
 			break;
 		case LK_OR: /* the go write, then the peer's send */
 			n = msg_add(l, n, me, out, 0, i, 0, 1);
@@ -778,6 +784,7 @@ static int lk_setup(struct ibc_suite_op *o)
 	if (a->kind >= LK_COPY) /* each copy of a sample on lines of its own */
 		in->slot = (in->m + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
 	in->p = a->kind == LK_PRTT || a->kind >= LK_COPY ? 1 : (int)o->fanin;
+	in->nranks = x->size;
 	in->validate = o->ctx->cli->validate;
 	in->kmax = in->validate && a->kind == LK_PRTT ? a->prtt_n : 1;
 	/* an iteration's messages at one rank: 2 per peer, or PRTT's n + 1 */
@@ -832,30 +839,30 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
 			 a->prtt_d ? in->d_us : 0.0);
 	else
-		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s%s",
+		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s%s%s",
 			 kinds[a->kind], a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
 			 a->list ? "list" : "single", a->inl, in->p, a->user ? "user" : "mr_alloc",
-			 a->readout ? ";readout=1" : "");
+			 a->readout ? ";readout=1" : "", a->all ? ";posters=all" : "");
 	return IBC_OK;
 }
 
 /* ------------------------------------------------------------ table ---- */
 
 static const struct lk_arg args[] = {
-	{ LK_OS, 0, 0, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0, 0, 0 },
-	{ LK_OS, 0, 1, 0, 0, 0, 0, 0 }, { LK_OS, 0, 1, 1, 0, 0, 0, 0 },
-	{ LK_OS, 1, 0, 0, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0, 0, 0 },
-	{ LK_OS, 1, 1, 0, 0, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0, 0, 0 },
-	{ LK_OR, 0, 0, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0, 0, 0 },
-	{ LK_RTT_1N, 0, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0, 0, 0 },
-	{ LK_RTT_N1, 0, 0, 0, 0, 0, 0, 0 },
-	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0, 0, 0 },
-	{ LK_RTT_N1, 1, 0, 0, 0, 0, 0, 0 },
-	{ LK_PRTT, 0, 0, 0, 1, 0, 0, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0, 0, 0 },
-	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1, 0, 0 },
-	{ LK_COPY, 1, 0, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 0 },
-	{ LK_OS, 1, 0, 0, 0, 0, 1, 0 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0, 0 },
-	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1 },
+	{ LK_OS, 0, 0, 0, 0, 0, 0, 0, 0 }, { LK_OS, 0, 0, 1, 0, 0, 0, 0, 0 },
+	{ LK_OS, 0, 1, 0, 0, 0, 0, 0, 0 }, { LK_OS, 0, 1, 1, 0, 0, 0, 0, 0 },
+	{ LK_OS, 1, 0, 0, 0, 0, 0, 0, 0 }, { LK_OS, 1, 0, 1, 0, 0, 0, 0, 0 },
+	{ LK_OS, 1, 1, 0, 0, 0, 0, 0, 0 }, { LK_OS, 1, 1, 1, 0, 0, 0, 0, 0 },
+	{ LK_OR, 0, 0, 0, 0, 0, 0, 0, 0 }, { LK_OR, 0, 1, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 0, 0, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 0, 1, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_N1, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 0, 0 }, { LK_RTT_1N, 1, 1, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_N1, 1, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, 1, 0, 0, 0, 0 }, { LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 0, 0, 0, 0 },
+	{ LK_PRTT, 0, 0, 0, IBC_LOGP_PRTT_N, 1, 0, 0, 0 },
+	{ LK_COPY, 1, 0, 0, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_OS, 1, 0, 0, 0, 0, 1, 0, 0 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1, 0 }, { LK_OS, 1, 0, 0, 0, 0, 1, 0, 1 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -883,8 +890,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 
 		switch (a->kind) {
 		case LK_OS:
-			snprintf(names[i], sizeof(names[i]), "os-%s%s%s%s", op, a->list ? "-list" : "",
-				 a->inl ? "-inline" : "", a->user ? "-user" : "");
+			snprintf(names[i], sizeof(names[i]), "os-%s%s%s%s%s", op, a->list ? "-list" : "",
+				 a->inl ? "-inline" : "", a->user ? "-user" : "", a->all ? "-all" : "");
 			break;
 		case LK_OR:
 			snprintf(names[i], sizeof(names[i]), "or%s", a->list ? "-list" : "");
@@ -914,17 +921,19 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
 				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");
 		else
-			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s%s%s)", what[a->kind],
+			snprintf(descs[i], sizeof(descs[i]), "%s (%s%s%s%s%s%s)", what[a->kind],
 				 a->kind == LK_OR ? "recv" : op, a->list ? ", one post list" : ", one call each",
 				 a->inl ? ", inline" : "",
 				 a->user ? ", into the peers' user memory (mr_reg)" : "",
 				 a->readout ? ", each block copied out after it, untimed: HRWG's "
-					      "rounds" : "");
+					      "rounds" : "",
+				 a->all ? ", every rank to its p next ranks at once, primed: DE's "
+					  "writes" : "");
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
 			.flags = (a->kind == LK_PRTT || a->kind >= LK_COPY ? 0 : IBC_SUITE_V_FANIN) |
-				 IBC_SUITE_V_NO_B2B |
-				 IBC_SUITE_V_ONE_SIDED,
+				 IBC_SUITE_V_NO_B2B | IBC_SUITE_V_ONE_SIDED |
+				 (a->all ? IBC_SUITE_V_PRIMED : 0),
 			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
 			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,
 			.run = lk_run, .validate = lk_validate, .checked = "bytes", .extra = lk_extra,

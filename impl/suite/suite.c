@@ -602,6 +602,7 @@ static int ops_build(struct drv *v)
 				.variant = var->name, .impl = var->impl, .fanin = l,
 				.timing = var->timing, .scale = var->scale, .arg = o,
 				.one_figure = (var->flags & IBC_SUITE_V_ONE_FIGURE) != 0,
+				.primed = (var->flags & IBC_SUITE_V_PRIMED) != 0,
 				.setup = h_setup, .prepare = h_prepare,
 				.run = h_run, .validate = var->validate ? h_validate : NULL,
 				.checked = var->checked,

@@ -115,7 +115,8 @@ enum ibc_suite_variant_flags {
 	 * is out of the last iteration, and after it, once every rank has
 	 * checked what arrived and filled what goes: a check never reads a
 	 * buffer a peer is still writing, a peer never reads one being filled */
-	IBC_SUITE_V_ONE_SIDED = 8
+	IBC_SUITE_V_ONE_SIDED = 8,
+	IBC_SUITE_V_PRIMED = 16  /* primed where the suite is not (ibc_harness_op.primed) */
 };
 
 struct ibc_suite_variant {

@@ -130,7 +130,7 @@ int main(void)
 	int rc, all_cols = 1;
 	long iters;
 
-	tap_plan(34);
+	tap_plan(35);
 	if (mkdtemp(dir) == NULL)
 		tap_bail_out("mkdtemp failed");
 	tap_is_int(ibc_boot_open("single", 1, &b), IBC_OK, "single bootstrap opens");
@@ -250,6 +250,23 @@ int main(void)
 	       "params.unprimed: the same two operations, not primed (%ld calls, %ld timed)", mid2.calls, iters);
 	if (rc == IBC_OK)
 		ibc_csv_table_free(t);
+
+	/* ... but for an operation that asks for primes (logp's os-write-user-all) */
+	mids[1].primed = 1;
+	mid.calls = mid2.calls = 0;
+	rc = ibc_harness_run(b, &p, mids, 2);
+	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
+	r = rc == IBC_OK ? row_last(t, "mid2") : -1;
+	r2 = rc == IBC_OK ? row_last(t, "mid") : -1;
+	iters = r >= 0 ? (long)num(t, r, "iters") : -1;
+	tap_ok(r >= 0 && r2 >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "primed=1") != NULL &&
+	       mid2.calls == 5 + 2 * iters && strstr(ibc_csv_cell(t, r2, "extra"), "primed") == NULL &&
+	       mid.calls == 5 + iters,
+	       "params.unprimed, op.primed: that operation primed (%ld calls, %ld timed), the other "
+	       "not (%ld calls)", mid2.calls, iters, mid.calls);
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+	mids[1].primed = 0;
 	p.unprimed = NULL;
 
 	/* operations of a millisecond or more are not primed */

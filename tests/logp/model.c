@@ -495,6 +495,68 @@ static void test_readout(const struct ibc_logp_model_opts *base)
 	       "them ('%s')", note[0], note[1]);
 }
 
+/* a post of a write into user memory with every rank writing at once
+ * (os-write-user-all) */
+static double os_ua(double p, double k) { return k * (1.5 + 0.3 / p); }
+
+/* DE at N = 8, 4096 B, run with and without os-write-user-all rows (both
+ * with os-write-user's): its 7 writes into user memory cost os-write-user-all
+ * at p = 1 where it was measured, else os-write-user, note user~one; every
+ * model moves by that difference; stdout says which kernel was used. */
+static void test_user_all(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	static const char *const col[] = { "lop_us", "lop_rtt_us", "loggp_us" };
+	char dir[2][24] = { "/tmp/ibc-lopuXXXXXX", "/tmp/ibc-lopuXXXXXX" }, path[256], line[1024];
+	char note[2][128];
+	struct ibc_csv_table *t;
+	double v[2][3], u[2];
+	int d, p, k, said[2] = { 0, 0 };
+	FILE *out;
+
+	for (d = 0; d < 2; d++) {
+		results_open(dir[d]);
+		kernels();
+		for (p = 1; d == 1 && p <= 7; p++) {
+			row("logp", "os-write-user-all", 8, 1, p, os_ua(p, 1), "");
+			row("logp", "os-write-user-all", 8, 4096, p, os_ua(p, 2), "");
+		}
+		row("alltoall", "de", 8, 4096, 0, 10.0, "");
+		out = model_said(&mo, dir[d], d ? "user-all" : "no user-all");
+		while (out != NULL && fgets(line, sizeof(line), out) != NULL)
+			said[d] += strstr(line, d ? "user-write term: each write into a peer's user memory "
+						    "(user_us), costed by the logp kernel os-write-user-all"
+						  : "user-write term: costed by os-write-user (rank 0 "
+						    "writing alone)") != NULL;
+		if (out != NULL)
+			fclose(out);
+		snprintf(path, sizeof(path), "%s/lop-model.csv", dir[d]);
+		t = NULL;
+		if (ibc_csv_read(path, &t) != IBC_OK)
+			tap_bail_out("user-all: %s unreadable", path);
+		for (k = 0; k < 3; k++)
+			v[d][k] = cell(t, "de", 8, "", col[k]);
+		u[d] = cell(t, "de", 8, "", "user_write_us");
+		snprintf(note[d], sizeof(note[d]), "%s", scell(t, "de", 8, "", "note"));
+		ibc_csv_table_free(t);
+		dir_remove(dir[d]);
+	}
+	tap_ok(said[0] == 1 && said[1] == 1,
+	       "user-all: stdout says the user writes are costed by os-write-user-all, or "
+	       "without its rows by os-write-user");
+	tap_is_double_within(u[0], 7 * os_u(1, 2), 1e-6,
+			     "user-all: without its rows, de's 7 user writes cost os-write-user at 4 KiB");
+	tap_is_double_within(u[1], 7 * os_ua(1, 2), 1e-6,
+			     "user-all: with them, os-write-user-all at 4 KiB");
+	for (k = 0; k < 3; k++)
+		tap_is_double_within(v[1][k] - v[0][k], 7 * (os_ua(1, 2) - os_u(1, 2)), 1e-3,
+				     "user-all: de N=8 4096 B %s moves by 7 x the kernels' difference "
+				     "(%.4f against %.4f)", col[k], v[1][k], v[0][k]);
+	tap_ok(strstr(note[0], "user~one") != NULL && strstr(note[1], "user~one") == NULL,
+	       "user-all: de's note says user~one without the kernel's rows ('%s'), not with "
+	       "them ('%s')", note[0], note[1]);
+}
+
 static int starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -799,6 +861,7 @@ int main(void)
 	test_nocopy(&mo);
 	test_pool(&mo);
 	test_readout(&mo);
+	test_user_all(&mo);
 	test_placement(&mo);
 	test_placement_n(&mo);
 	dir_remove(dir);

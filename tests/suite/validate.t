@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..62"
+echo "1..66"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -66,7 +66,8 @@ case_run "link write-lat-lastbyte" bytes write-lat-lastbyte read-lat write-lat-l
 	"write-lat-lastbyte rank 0: 1 wrong bytes" $L --variants write-lat-lastbyte,read-lat
 
 # logp: message 8 of PRTT's 16, the write of an o_s kernel (whose receivers
-# do not wait for it in the run), into user memory too, the block copy-peer
+# do not wait for it in the run), into user memory too (from rank 0, and
+# from every rank at once), the block copy-peer
 # copies out, a message through the receive pool, a block the readout
 # kernel copies out after its round trip; a 1-byte message is the
 # pattern's byte
@@ -94,6 +95,9 @@ for v in --validate --no-validate; do
 done
 case_run "logp os-write-user" bytes os-write-user os-write os-write-user:20 \
 	"os-write-user rank 2: 1 wrong bytes" $G --variants os-write-user,os-write
+# every rank writes (os-write-user-all): rank 1's message to rank 0
+case_run "logp os-write-user-all" bytes os-write-user-all os-write-user os-write-user-all:20:1 \
+	"os-write-user-all rank 0: 1 wrong bytes" $G --variants os-write-user-all,os-write-user
 case_run "logp rtt-pool-1n" bytes rtt-pool-1n rtt-send-1n rtt-pool-1n:20 \
 	"rtt-pool-1n rank 2: 1 wrong bytes" $G --variants rtt-pool-1n,rtt-send-1n
 case_run "logp rtt-write-readout-1n" bytes rtt-write-readout-1n rtt-write-1n \
