@@ -244,15 +244,18 @@ static void hrwg_teardown(struct ibc_alltoall *a)
 
 static const int multi = 1;
 
-/* the hypercube's steps (Bruck's for other p), by RDMA write; copies: the
- * n blocks into the staging buffer, then out: its own from there, the
- * n - 1 received from the regions peers wrote */
+/* the hypercube's steps (Bruck's for other p), by RDMA write, each ending
+ * in the tail flag on its own line; copies: the n blocks into the staging
+ * buffer, then out: its own from there, the n - 1 received from the regions
+ * peers wrote */
 static int hrwg_rounds(int n, struct ibc_pattern_round *r, int cap)
 {
 	int m = ibc_pattern_comb_rounds(ibc_pattern_pow2_is(n) ? IBC_PATTERN_COMB_HCUBE
 							    : IBC_PATTERN_COMB_BRUCK,
-					n, IBC_PATTERN_ROUND_WRITE, r, cap);
+					n, IBC_PATTERN_ROUND_WRITE, r, cap), k;
 
+	for (k = 0; r != NULL && k < m && k < cap; k++)
+		r[k].flag_line = 1;
 	return a2a_rounds_copies(r, m, cap, n, 1, n - 1);
 }
 

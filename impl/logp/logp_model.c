@@ -22,7 +22,7 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 
 /* on top of enum ibc_logp_note */
 enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
-       NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024 };
+       NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024, NOTE_FLAGIN = 2048 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
@@ -141,7 +141,9 @@ static size_t kernel_sizes(const struct ibc_logp_params *pr, const char *xport, 
  * it carries blocks (HRWG's), rtt-write-readout-1n: the reader copies its
  * blocks out (or forwards them) before the next call, whose writes then go
  * into lines it holds (rtt-write-1n for a run before that kernel: note
- * write~unread); a send
+ * write~unread); rtt-write-readout-flag-1n when the round's flag is a write
+ * of its own on a line of its own (flag_line: HRWG's tail flag; the others
+ * for a run before that kernel: note flag~inblock); a send
  * round's rtt-pool-1n, the two-sided path the collectives send on (header,
  * the receive pool's routing, the receive posted again), or rtt-send-1n,
  * the bare transport's, for a run before that kernel (note send~raw); a
@@ -154,6 +156,10 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
 	if (r->kind == IBC_PATTERN_ROUND_WRITE) {
 		if (r->blocks <= 0)
 			return "rtt-write-1n";
+		if (r->flag_line && kernel_sizes(pr, xport, "rtt-write-readout-flag-1n", sizes) > 0)
+			return "rtt-write-readout-flag-1n";
+		if (r->flag_line)
+			*notes |= NOTE_FLAGIN;
 		if (kernel_sizes(pr, xport, "rtt-write-readout-1n", sizes) > 0)
 			return "rtt-write-readout-1n";
 		*notes |= NOTE_UNREAD;
@@ -417,7 +423,7 @@ static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
 					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw",
-					     "write~unread", "user~one" };
+					     "write~unread", "user~one", "flag~inblock" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -886,6 +892,11 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  "as the all-to-all's are), in LoP and LoP-RTT",
 		  "costed by rtt-write-1n, whose reader reads only the flag", "rtt-write-readout-1n",
 		  "; note write~unread", "" },
+		{ "tail flags", "rtt-write-readout-flag-1n", NULL, NULL,
+		  "costed by rtt-write-readout-flag-1n where a round's flag is a write of its own on "
+		  "a line of its own (HRWG's), in LoP and LoP-RTT",
+		  "costed as the block writes above", "rtt-write-readout-flag-1n", "; note flag~inblock",
+		  "" },
 		{ "copy term", "copy", "copy-peer", NULL,
 		  "each algorithm's local copies per call (copy_us), costed by the logp kernels copy "
 		  "and copy-peer, added to every model",

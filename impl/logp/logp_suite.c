@@ -32,7 +32,9 @@ struct lk_arg {
 	int prtt_n;    /* PRTT: messages */
 	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
 	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
-	int readout;   /* RTT 1:n write: each end copies out the block it received, untimed */
+	int readout;   /* RTT 1:n write: each end copies out the block it received, untimed;
+			  2: and the flag the reader waits for is a write of its own behind
+			  the block, on a line of its own (HRWG's tail flag) */
 	int all;       /* o_s: every rank posts to its p next ranks at once, not rank 0 alone */
 };
 
@@ -52,6 +54,7 @@ struct lk_inst {
 	size_t m, slot;
 	int p;
 	int nranks;
+	size_t flags_off;             /* readout 2: the flag lines in mr (one per source), 0 none */
 	int kmax;                     /* messages from one rank to another per iteration with their own slot */
 	int validate;
 	double d_us;                  /* PRTT's delay */
@@ -122,14 +125,44 @@ static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const st
 	}
 }
 
-/* this rank's message to each of its p next ranks: rank 0's to 1..p */
-static void wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
-			 int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
+/* readout 2: the flag behind a write to peer, into this rank's flag line
+ * there (8 bytes of ones from the end of src, inline where the transport
+ * can) */
+static void flag_wr(const struct ibc_xport *x, const struct lk_inst *in, int peer,
+		    struct ibc_xport_sge *sge, struct ibc_xport_wr *wr)
 {
-	int i;
+	sge->addr = (uintptr_t)in->src->addr + in->src->len - 8;
+	sge->len = 8;
+	sge->lkey = in->src->lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = LK_TAG;
+	wr->opcode = IBC_XPORT_OP_WRITE;
+	wr->flags = IBC_XPORT_WR_SIGNALED | (x->caps.max_inline >= 8 ? IBC_XPORT_WR_INLINE : 0);
+	wr->peer = peer;
+	wr->num_sge = 1;
+	wr->sge = sge;
+	wr->remote_addr = in->rd[peer].addr + in->flags_off + (size_t)x->rank * CACHE_LINE;
+	wr->rkey = in->rd[peer].rkey;
+}
 
-	for (i = 0; i < in->p; i++)
-		msg_wr(x, in, a, (x->rank + i + 1) % in->nranks, 0, write, &sge[i], &wrs[i]);
+/* this rank's message to each of its p next ranks (rank 0's to 1..p), each
+ * followed by its flag (readout 2); returns the requests in wrs (room for
+ * 2 p: MAX_WR) */
+static int wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+			int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
+{
+	int i, n = 0, peer;
+
+	for (i = 0; i < in->p; i++) {
+		peer = (x->rank + i + 1) % in->nranks;
+		msg_wr(x, in, a, peer, 0, write, &sge[n], &wrs[n]);
+		n++;
+		if (write && in->flags_off > 0) {
+			flag_wr(x, in, peer, &sge[n], &wrs[n]);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Posts wrs[0..n): one call (list) or one call each. */
@@ -190,6 +223,12 @@ static const unsigned char *msg_in(const struct lk_inst *in, const struct lk_msg
 	       (g->write ? in->slot - in->m : 0);
 }
 
+/* readout 2: the line of mr whose word is the flag of source from's block */
+static uint64_t *flag_line(const struct lk_inst *in, int from)
+{
+	return (uint64_t *)((unsigned char *)in->mr->addr + in->flags_off + (size_t)from * CACHE_LINE);
+}
+
 /* the last word of slot (from, k): a write's arrival flag */
 static uint64_t *flag_of(const struct lk_inst *in, int from, int k)
 {
@@ -206,9 +245,9 @@ static int msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int
 
 	if (!write)
 		return reap(x, IBC_XPORT_CQ_RECV, 1);
-	w = flag_of(in, from, 0);
+	w = in->flags_off > 0 ? flag_line(in, from) : flag_of(in, from, 0);
 	rc = ibc_xport_wait_u64(x, w, FLAG_MIN, WAIT_NS, NULL);
-	if (rc == IBC_OK && !in->validate)
+	if (rc == IBC_OK && (!in->validate || in->flags_off > 0)) /* a flag line is not checked */
 		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
 	return rc;
 }
@@ -217,13 +256,15 @@ static int msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int
 static int msg_send(struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a, int peer,
 		    int write)
 {
-	struct ibc_xport_sge sge;
-	struct ibc_xport_wr wr;
-	int rc;
+	struct ibc_xport_sge sge[2];
+	struct ibc_xport_wr wr[2];
+	int n = 1, rc;
 
-	msg_wr(x, in, a, peer, 0, write, &sge, &wr);
-	rc = post(x, &wr, 1, 0);
-	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
+	msg_wr(x, in, a, peer, 0, write, &sge[0], &wr[0]);
+	if (write && in->flags_off > 0)
+		flag_wr(x, in, peer, &sge[n], &wr[n]), n++;
+	rc = post(x, wr, n, 1);
+	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, n) : rc;
 }
 
 /* ------------------------------------------------------------ kernels -- */
@@ -302,21 +343,21 @@ static void readout(const struct lk_inst *in, int from)
 static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
-	struct ibc_xport_sge sge[MAX_P];
-	struct ibc_xport_wr wrs[MAX_P];
+	struct ibc_xport_sge sge[2 * MAX_P];
+	struct ibc_xport_wr wrs[2 * MAX_P];
 	uint64_t t0;
-	int i, rc;
+	int i, rc, n;
 
 	if (x->rank == 0) {
-		wrs_to_peers(x, in, a, a->write, sge, wrs);
+		n = wrs_to_peers(x, in, a, a->write, sge, wrs);
 		t0 = ibc_timer_ticks();
-		rc = post(x, wrs, in->p, a->list);
+		rc = post(x, wrs, n, a->list);
 		for (i = 0; i < in->p && rc == IBC_OK; i++)
 			rc = msg_wait(x, in, i + 1, a->write);
 		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) / in->p);
 		for (i = 0; i < in->p && rc == IBC_OK && a->readout; i++)
 			readout(in, i + 1);
-		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
+		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, n) : rc;
 	}
 	if (x->rank > in->p)
 		return IBC_OK;
@@ -771,6 +812,7 @@ static int lk_setup(struct ibc_suite_op *o)
 	const struct lk_arg *a = arg_of(o);
 	struct ibc_xport *x = o->ctx->x;
 	struct lk_inst *in;
+	size_t slots;
 	int rc;
 
 	if (a->inl && o->pt->bytes > x->caps.max_inline)
@@ -802,14 +844,19 @@ static int lk_setup(struct ibc_suite_op *o)
 		in->dst = malloc(a->readout ? in->m : in->slot * COPY_N);
 	rc = in->rd == NULL || in->msgs == NULL || ((a->kind >= LK_COPY || a->readout) && !in->dst)
 		     ? IBC_ERR_NOMEM : IBC_OK;
+	slots = in->slot * (size_t)x->size * (size_t)in->kmax;
+	if (a->readout == 2) /* the flag lines behind the slots */
+		in->flags_off = (slots + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
 	if (rc == IBC_OK)
-		rc = slots_alloc(x, in, a->user, in->slot * (size_t)x->size * (size_t)in->kmax);
+		rc = slots_alloc(x, in, a->user,
+				 in->flags_off > 0 ? in->flags_off + (size_t)x->size * CACHE_LINE : slots);
+	/* the message(s), then 8 bytes of ones: a flag's source */
 	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, in->validate ? in->slot * (size_t)x->size * (size_t)in->kmax
-							: in->slot,
+		rc = ibc_xport_mr_alloc(x, (in->validate ? slots : in->slot) + 8,
 					IBC_XPORT_ACCESS_LOCAL_WRITE, &in->src);
 	if (rc == IBC_OK) {
-		memset(in->mr->addr, 0, in->slot * (size_t)x->size * (size_t)in->kmax);
+		memset(in->mr->addr, 0, in->mr->len);
+		memset((unsigned char *)in->src->addr + in->src->len - 8, 0xff, 8);
 		memset(in->src->addr, 1, in->m); /* the last byte (1) marks arrival */
 		if (in->validate && a->kind == LK_COPY_PEER && x->rank == 0) /* copy_peer_ack's */
 			memset((unsigned char *)in->src->addr + slot_of(in, 1, 0), 1, in->m);
@@ -842,7 +889,8 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s%s%s",
 			 kinds[a->kind], a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
 			 a->list ? "list" : "single", a->inl, in->p, a->user ? "user" : "mr_alloc",
-			 a->readout ? ";readout=1" : "", a->all ? ";posters=all" : "");
+			 a->readout == 2 ? ";readout=1;flag=own-line" : a->readout ? ";readout=1" : "",
+			 a->all ? ";posters=all" : "");
 	return IBC_OK;
 }
 
@@ -863,6 +911,7 @@ static const struct lk_arg args[] = {
 	{ LK_COPY, 1, 0, 0, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_OS, 1, 0, 0, 0, 0, 1, 0, 0 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1, 0 }, { LK_OS, 1, 0, 0, 0, 0, 1, 0, 1 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 2, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -899,7 +948,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		case LK_RTT_1N:
 		case LK_RTT_N1:
 			snprintf(names[i], sizeof(names[i]), "rtt-%s%s-%s%s", op,
-				 a->readout ? "-readout" : "", a->kind == LK_RTT_1N ? "1n" : "n1",
+				 a->readout == 2 ? "-readout-flag" : a->readout ? "-readout" : "",
+				 a->kind == LK_RTT_1N ? "1n" : "n1",
 				 a->list ? "-list" : "");
 			break;
 		case LK_RTT_POOL:
@@ -925,8 +975,10 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 				 a->kind == LK_OR ? "recv" : op, a->list ? ", one post list" : ", one call each",
 				 a->inl ? ", inline" : "",
 				 a->user ? ", into the peers' user memory (mr_reg)" : "",
-				 a->readout ? ", each block copied out after it, untimed: HRWG's "
-					      "rounds" : "",
+				 a->readout == 2 ? ", its flag a write of its own on a line of its own, "
+						   "each block copied out after it, untimed: HRWG's steps"
+				 : a->readout ? ", each block copied out after it, untimed"
+					      : "",
 				 a->all ? ", every rank to its p next ranks at once, primed: DE's "
 					  "writes" : "");
 		out[n] = (struct ibc_suite_variant){

@@ -150,7 +150,10 @@ enum ibc_pattern_round_kind {
  * sending side and out on the receiving side when it is eager (its bytes
  * up to the eager limit), as one copy of the message each.  `user_writes`:
  * blocks the rank writes one-sidedly into a peer's user memory (registered
- * with mr_reg; on shm process_vm_writev) beside the round's messages. */
+ * with mr_reg; on shm process_vm_writev) beside the round's messages.
+ * `flag_line`: a write round's messages end in a flag written on its own
+ * (a write of its own, on a line of its own behind the blocks), not in the
+ * blocks' last word. */
 struct ibc_pattern_round {
 	int out, in;
 	long blocks;
@@ -158,6 +161,7 @@ struct ibc_pattern_round {
 	int eager;
 	long copies, copies_peer;
 	long user_writes;
+	int flag_line;
 };
 
 /* Each fills at most cap rounds and returns how many the schedule has (so a

@@ -438,37 +438,50 @@ static void test_pool(const struct ibc_logp_model_opts *base)
  * block out before the next, dearer (2 more per unit of size) */
 static double rtt_r(double p, double k) { return k * (4 + 4 / p); }
 
+/* rtt-write-readout-flag-1n: the same with the flag a write of its own on a
+ * line of its own, dearer again (1 more per unit of size) */
+static double rtt_f(double p, double k) { return k * (5 + 4 / p); }
+
 /* HRWG at N = 8, 4096 B: three write rounds of 4 blocks (16 KiB, past the
  * largest kernel size: the 4096 B cost plus LogGP's G for the rest, the
- * same either way).  Run with and without rtt-write-readout-1n rows: with
- * them, each round costs RTT_readout(1)/2 at 4096 B, 3 x (rtt_r - rtt_w)/2
- * = 6 more in LoP and LoP-RTT, and the note write~unread goes; RDS's write
- * rounds carry no blocks and stay on rtt-write-1n; stdout says which kernel
- * the block writes used. */
+ * same either way), each ending in its tail flag on a line of its own.  Run
+ * without rtt-write-readout-1n rows, with them, and with
+ * rtt-write-readout-flag-1n's too: with the readout rows, each round costs
+ * RTT_readout(1)/2 at 4096 B, 3 x (rtt_r - rtt_w)/2 = 6 more in LoP and
+ * LoP-RTT, and the note write~unread goes; with the flag rows, RTT_flag(1)/2,
+ * 3 x (rtt_f - rtt_r)/2 = 3 more again, and the note flag~inblock goes; RDS's
+ * write rounds carry no blocks and stay on rtt-write-1n; stdout says which
+ * kernel the block writes used. */
 static void test_readout(const struct ibc_logp_model_opts *base)
 {
 	struct ibc_logp_model_opts mo = *base;
 	static const char *const col[] = { "lop_rtt_us", "lop_us" };
-	char dir[2][24] = { "/tmp/ibc-loprXXXXXX", "/tmp/ibc-loprXXXXXX" }, path[256], line[1024];
-	char note[2][128];
+	static const char *const says[] = { "block writes: costed by rtt-write-1n",
+					    "block writes: costed by rtt-write-readout-1n",
+					    "tail flags: costed by rtt-write-readout-flag-1n" };
+	char dir[3][24] = { "/tmp/ibc-loprXXXXXX", "/tmp/ibc-loprXXXXXX", "/tmp/ibc-loprXXXXXX" };
+	char path[256], line[1024], note[3][128];
 	struct ibc_csv_table *t;
-	double v[2][2], rds[2];
-	int d, p, k, said[2] = { 0, 0 };
+	double v[3][2], rds[3];
+	int d, p, k, said[3] = { 0, 0, 0 };
 	FILE *out;
 
-	for (d = 0; d < 2; d++) {
+	for (d = 0; d < 3; d++) {
 		results_open(dir[d]);
 		kernels();
-		for (p = 1; d == 1 && p <= 7; p++) {
+		for (p = 1; d >= 1 && p <= 7; p++) {
 			row("logp", "rtt-write-readout-1n", 8, 1, p, rtt_r(p, 1), "");
 			row("logp", "rtt-write-readout-1n", 8, 4096, p, rtt_r(p, 2), "");
 		}
+		for (p = 1; d == 2 && p <= 7; p++) {
+			row("logp", "rtt-write-readout-flag-1n", 8, 1, p, rtt_f(p, 1), "");
+			row("logp", "rtt-write-readout-flag-1n", 8, 4096, p, rtt_f(p, 2), "");
+		}
 		row("alltoall", "hrwg", 8, 4096, 0, 10.0, "");
 		row("barrier", "rds", 8, 0, 0, 10.0, "");
-		out = model_said(&mo, dir[d], d ? "readout" : "no readout");
+		out = model_said(&mo, dir[d], d == 2 ? "flag" : d ? "readout" : "no readout");
 		while (out != NULL && fgets(line, sizeof(line), out) != NULL)
-			said[d] += strstr(line, d ? "block writes: costed by rtt-write-readout-1n"
-						  : "block writes: costed by rtt-write-1n") != NULL;
+			said[d] += strncmp(line, says[d], strlen(says[d])) == 0;
 		if (out != NULL)
 			fclose(out);
 		snprintf(path, sizeof(path), "%s/lop-model.csv", dir[d]);
@@ -482,17 +495,28 @@ static void test_readout(const struct ibc_logp_model_opts *base)
 		ibc_csv_table_free(t);
 		dir_remove(dir[d]);
 	}
-	tap_ok(said[0] == 1 && said[1] == 1,
-	       "readout: stdout says the block writes are costed by rtt-write-readout-1n, or "
-	       "without its rows by rtt-write-1n");
+	tap_ok(said[0] == 1 && said[1] == 1 && said[2] == 1,
+	       "readout: stdout says HRWG's flags are costed by rtt-write-readout-flag-1n, the block "
+	       "writes without its rows by rtt-write-readout-1n, without those by rtt-write-1n");
 	for (k = 0; k < 2; k++)
 		tap_is_double_within(v[1][k] - v[0][k], 3 * (rtt_r(1, 2) - rtt_w(1, 2)) / 2, 1e-3,
 				     "readout: hrwg N=8 4096 B %s: 3 rounds x (RTT_readout(1) - "
 				     "RTT_write(1))/2 more (%.4f against %.4f)", col[k], v[1][k], v[0][k]);
-	tap_is_double_within(rds[1], rds[0], 1e-9, "readout: rds's write rounds (no blocks) unchanged");
-	tap_ok(strstr(note[0], "write~unread") != NULL && strstr(note[1], "write~unread") == NULL,
-	       "readout: hrwg's note says write~unread without the kernel's rows ('%s'), not with "
-	       "them ('%s')", note[0], note[1]);
+	for (k = 0; k < 2; k++)
+		tap_is_double_within(v[2][k] - v[1][k], 3 * (rtt_f(1, 2) - rtt_r(1, 2)) / 2, 1e-3,
+				     "readout: hrwg N=8 4096 B %s with the flag's rows: 3 rounds x "
+				     "(RTT_flag(1) - RTT_readout(1))/2 more (%.4f against %.4f)", col[k],
+				     v[2][k], v[1][k]);
+	tap_ok(rds[1] == rds[0] && rds[2] == rds[0],
+	       "readout: rds's write rounds (no blocks) unchanged");
+	tap_ok(strstr(note[0], "write~unread") != NULL && strstr(note[1], "write~unread") == NULL &&
+	       strstr(note[2], "write~unread") == NULL,
+	       "readout: hrwg's note says write~unread without the readout kernel's rows ('%s'), not "
+	       "with them ('%s')", note[0], note[1]);
+	tap_ok(strstr(note[0], "flag~inblock") != NULL && strstr(note[1], "flag~inblock") != NULL &&
+	       strstr(note[2], "flag~inblock") == NULL,
+	       "readout: hrwg's note says flag~inblock without the flag kernel's rows ('%s'), not "
+	       "with them ('%s')", note[1], note[2]);
 }
 
 /* a post of a write into user memory with every rank writing at once

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..66"
+echo "1..70"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -69,7 +69,8 @@ case_run "link write-lat-lastbyte" bytes write-lat-lastbyte read-lat write-lat-l
 # do not wait for it in the run), into user memory too (from rank 0, and
 # from every rank at once), the block copy-peer
 # copies out, a message through the receive pool, a block the readout
-# kernel copies out after its round trip; a 1-byte message is the
+# kernel copies out after its round trip (its flag in the block, or a line
+# of its own); a 1-byte message is the
 # pattern's byte
 G="$B/ibchar-logp --xport $X --ranks 3 --fanin 2 --sizes 1,4096 --iters 40 --warmup 5 --quiet"
 case_run "logp loggp-prttn" bytes loggp-prttn rtt-send-n1 loggp-prttn:20 \
@@ -104,6 +105,9 @@ case_run "logp rtt-write-readout-1n" bytes rtt-write-readout-1n rtt-write-1n \
 	rtt-write-readout-1n:20 "rtt-write-readout-1n rank 2: 1 wrong bytes" \
 	$G --variants rtt-write-readout-1n,rtt-write-1n
 
+case_run "logp rtt-write-readout-flag-1n" bytes rtt-write-readout-flag-1n rtt-write-readout-1n \
+	rtt-write-readout-flag-1n:20 "rtt-write-readout-flag-1n rank 2: 1 wrong bytes" \
+	$G --variants rtt-write-readout-flag-1n,rtt-write-readout-1n
 # the channel: a message in the middle of a -bibw window from rank 1, of a
 # -bw window, of rdma-write-bw's slots; bytes sizes with a partial word
 C="$B/ibchar-channel --xport $X --ranks 2 --sizes 13,65536 --iters 40 --warmup 5 --quiet"
