@@ -9,11 +9,14 @@
 #                JUnit in DIR/compare.xml) and `ibchar report DIR`
 #                (DIR/report.html, with the verdicts); exit status: compare's
 #                (0 nothing slower or missing, 1 a regression)
-#   --update     run the suites $IBC_REGRESS_REPEAT times (default 3: `ibchar
-#                run --repeat`, each pass its own run_id) and make that the new
-#                baseline (BASE's results.csv, samples.csv, meta.csv are
-#                replaced); no compare.  compare judges each row against its
-#                scatter between these runs, so a baseline needs 3 or more
+#   --update     run the suites once in each of $IBC_REGRESS_REPEAT guest
+#                sessions (default 3, one after the other; each pass its own
+#                run_id) and make that the new baseline (BASE's results.csv,
+#                samples.csv, meta.csv are replaced); no compare.  compare
+#                judges each row against its scatter between these runs, so a
+#                baseline needs 3 or more; as each runs in a session of its
+#                own, that scatter holds the drift between sessions, which
+#                passes minutes apart in one session do not see
 #   --out DIR    where the run goes (also $IBC_REGRESS_OUT; a run already
 #                there is replaced)
 #   --base DIR   the baseline (default results/baselines/softroce)
@@ -28,14 +31,13 @@
 #   probe    the placement probe (compare reads slower runs relative to it)
 # each after a short pass of the same sweep that is discarded (a warm-up).
 # IBC_REGRESS_MIN_EFFECT (percent, default 50) is compare's --min-effect: the
-# drift of unchanged code between sessions of a TCG guest, which the 3 passes
-# of a baseline (minutes apart) do not see.
+# drift of unchanged code between sessions of a TCG guest, a floor under the
+# baseline's own scatter between its sessions.
 # When compare finds a row or group slower, the suites run again in a second
 # guest session into the same DIR and compare judges both sessions together
 # (its verdict is the exit status; the first one is kept in DIR/compare-1.tap);
 # IBC_REGRESS_CONFIRM=0 skips that.
-# IBC_REGRESS_TIMEOUT (seconds, default 1500, times the passes with --update)
-# bounds the guest; IBC_REGRESS_ARGS is added to each `ibchar run`;
+# IBC_REGRESS_TIMEOUT (seconds, default 1500) bounds each guest session; IBC_REGRESS_ARGS is added to each `ibchar run`;
 # IBC_SLOWDOWN (README: Regression tracking) reaches the guest, to see a regression caught.  The baseline is only
 # meaningful on the machine (and guest set-up) that made it: a new machine
 # starts with --update.
@@ -73,7 +75,7 @@ case $min_effect in
 '' | *[!0-9]*) echo "$me: IBC_REGRESS_MIN_EFFECT=$min_effect is not a percentage" >&2; exit 2 ;;
 esac
 case $repeat in
-'' | *[!0-9]*) echo "$me: IBC_REGRESS_REPEAT=$repeat is not a count" >&2; exit 2 ;;
+'' | *[!0-9]* | 0) echo "$me: IBC_REGRESS_REPEAT=$repeat is not a count of 1 or more" >&2; exit 2 ;;
 esac
 if ((!update)); then
 	if [ ! -s "$base/samples.csv" ]; then
@@ -114,7 +116,6 @@ case "$out/" in
 esac
 echo "$me: the suites in a Soft-RoCE guest -> $out" >&2
 a=${IBC_REGRESS_ARGS:-}
-((update)) && a="--repeat $repeat $a"
 b=$(printf '%q' "$IBCHAR")
 o=$(printf '%q' "$out")
 w=${IBC_REGRESS_ARGS:-}
@@ -133,7 +134,6 @@ sweep 300 barrier --xport verbs --ranks 2,4 --variants rpe,rds,rgm,pe,ds --fanin
 sweep 100 alltoall --xport verbs --ranks 2,4 --sizes 1,32,4096 --variants hrwg,de,pairwise
 $b run probe --out $o $a >/dev/null"
 timeout=${IBC_REGRESS_TIMEOUT:-1500}
-((update)) && timeout=$((timeout * repeat))
 guest() { # one guest session of the suites, its rows appended to $out
 	local t0 rc=0
 	t0=$(date +%s)
@@ -144,8 +144,11 @@ guest() { # one guest session of the suites, its rows appended to $out
 	fi
 	echo "$me: the suites took $(( $(date +%s) - t0 )) s" >&2
 }
-guest
 if ((update)); then
+	for ((i = 1; i <= repeat; i++)); do
+		echo "$me: baseline session $i of $repeat" >&2
+		guest
+	done
 	mkdir -p "$base"
 	cp "$out/results.csv" "$out/samples.csv" "$out/meta.csv" "$base/"
 	echo "$me: $base is the new baseline (from $out); commit it" >&2
@@ -153,6 +156,7 @@ if ((update)); then
 	"$IBCHAR" compare "$base" "$base" 2>/dev/null | sed -n "s/^# BASE: the /$me: warning: the baseline: the /p" >&2 || true
 	exit 0
 fi
+guest
 judge() {
 	status=0
 	"$IBCHAR" compare --min-effect "$min_effect" --junit "$out/compare.xml" "$base" "$out" |
