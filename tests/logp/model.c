@@ -184,6 +184,25 @@ static FILE *model_said(struct ibc_logp_model_opts *mo, const char *dir, const c
 	return fopen(path, "r");
 }
 
+/* model_said, then its lop-model.csv (bails out when unreadable); *said
+ * counts the lines of stdout that hold says */
+static struct ibc_csv_table *model_table(struct ibc_logp_model_opts *mo, const char *dir,
+					 const char *label, const char *says, int *said)
+{
+	char path[300], line[1024];
+	struct ibc_csv_table *t = NULL;
+	FILE *out = model_said(mo, dir, label);
+
+	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
+		*said += strstr(line, says) != NULL;
+	if (out != NULL)
+		fclose(out);
+	snprintf(path, sizeof(path), "%s/lop-model.csv", dir);
+	if (ibc_csv_read(path, &t) != IBC_OK)
+		tap_bail_out("%s: %s unreadable", label, path);
+	return t;
+}
+
 /* A run without the copy kernels (before them): the barriers still
  * predicted; an algorithm that copies is "no prediction" with the reason,
  * no number, and stdout says the copy term is absent. */
@@ -460,11 +479,10 @@ static void test_readout(const struct ibc_logp_model_opts *base)
 					    "block writes: costed by rtt-write-readout-1n",
 					    "tail flags: costed by rtt-write-readout-flag-1n" };
 	char dir[3][24] = { "/tmp/ibc-loprXXXXXX", "/tmp/ibc-loprXXXXXX", "/tmp/ibc-loprXXXXXX" };
-	char path[256], line[1024], note[3][128];
+	char note[3][128];
 	struct ibc_csv_table *t;
 	double v[3][2], rds[3];
 	int d, p, k, said[3] = { 0, 0, 0 };
-	FILE *out;
 
 	for (d = 0; d < 3; d++) {
 		results_open(dir[d]);
@@ -479,15 +497,8 @@ static void test_readout(const struct ibc_logp_model_opts *base)
 		}
 		row("alltoall", "hrwg", 8, 4096, 0, 10.0, "");
 		row("barrier", "rds", 8, 0, 0, 10.0, "");
-		out = model_said(&mo, dir[d], d == 2 ? "flag" : d ? "readout" : "no readout");
-		while (out != NULL && fgets(line, sizeof(line), out) != NULL)
-			said[d] += strncmp(line, says[d], strlen(says[d])) == 0;
-		if (out != NULL)
-			fclose(out);
-		snprintf(path, sizeof(path), "%s/lop-model.csv", dir[d]);
-		t = NULL;
-		if (ibc_csv_read(path, &t) != IBC_OK)
-			tap_bail_out("readout: %s unreadable", path);
+		t = model_table(&mo, dir[d], d == 2 ? "flag" : d ? "readout" : "no readout", says[d],
+				&said[d]);
 		for (k = 0; k < 2; k++)
 			v[d][k] = cell(t, "hrwg", 8, "", col[k]);
 		rds[d] = cell(t, "rds", 8, "", "lop_rtt_us");
@@ -531,12 +542,10 @@ static void test_user_all(const struct ibc_logp_model_opts *base)
 {
 	struct ibc_logp_model_opts mo = *base;
 	static const char *const col[] = { "lop_us", "lop_rtt_us", "loggp_us" };
-	char dir[2][24] = { "/tmp/ibc-lopuXXXXXX", "/tmp/ibc-lopuXXXXXX" }, path[256], line[1024];
-	char note[2][128];
+	char dir[2][24] = { "/tmp/ibc-lopuXXXXXX", "/tmp/ibc-lopuXXXXXX" }, note[2][128];
 	struct ibc_csv_table *t;
 	double v[2][3], u[2];
 	int d, p, k, said[2] = { 0, 0 };
-	FILE *out;
 
 	for (d = 0; d < 2; d++) {
 		results_open(dir[d]);
@@ -546,18 +555,11 @@ static void test_user_all(const struct ibc_logp_model_opts *base)
 			row("logp", "os-write-user-all", 8, 4096, p, os_ua(p, 2), "");
 		}
 		row("alltoall", "de", 8, 4096, 0, 10.0, "");
-		out = model_said(&mo, dir[d], d ? "user-all" : "no user-all");
-		while (out != NULL && fgets(line, sizeof(line), out) != NULL)
-			said[d] += strstr(line, d ? "user-write term: each write into a peer's user memory "
-						    "(user_us), costed by the logp kernel os-write-user-all"
-						  : "user-write term: costed by os-write-user (rank 0 "
-						    "writing alone)") != NULL;
-		if (out != NULL)
-			fclose(out);
-		snprintf(path, sizeof(path), "%s/lop-model.csv", dir[d]);
-		t = NULL;
-		if (ibc_csv_read(path, &t) != IBC_OK)
-			tap_bail_out("user-all: %s unreadable", path);
+		t = model_table(&mo, dir[d], d ? "user-all" : "no user-all",
+				d ? "user-write term: each write into a peer's user memory (user_us), "
+				    "costed by the logp kernel os-write-user-all"
+				  : "user-write term: costed by os-write-user (rank 0 writing alone)",
+				&said[d]);
 		for (k = 0; k < 3; k++)
 			v[d][k] = cell(t, "de", 8, "", col[k]);
 		u[d] = cell(t, "de", 8, "", "user_write_us");
