@@ -8,6 +8,7 @@
 #include "harness/harness.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,8 @@ int main(void)
 		    bad = { .fixed = 5, .validate_rc = IBC_ERR_VALIDATE },
 		    unsup = { .fixed = 1, .setup_rc = IBC_ERR_UNSUPPORTED },
 		    slow = { .spin_us = { 2000, 2000, 2000 } }, slow2 = { .spin_us = { 2000, 2000, 2000 } },
-		    mid = { .spin_us = { 200, 200, 200 } }, mid2 = { .spin_us = { 200, 200, 200 } };
+		    mid = { .spin_us = { 200, 200, 200 } }, mid2 = { .spin_us = { 200, 200, 200 } },
+		    fslow = { .fixed = 40 };
 	struct ibc_harness_op ops[] = {
 		{ .variant = "spin", .arg = &spin, .setup = f_setup, .run = f_run, .fanin = 3,
 		  .validate = f_validate, .extra = f_extra },
@@ -113,6 +115,8 @@ int main(void)
 	struct ibc_harness_op op_bad = { .variant = "bad", .arg = &bad, .setup = f_setup,
 					 .run = f_run, .validate = f_validate };
 	struct ibc_harness_op op_slow = { .variant = "slow", .arg = &slow, .setup = f_setup, .run = f_run };
+	struct ibc_harness_op op_fslow = { .variant = "fixed-slow", .arg = &fslow, .setup = f_setup,
+					   .run = f_run };
 	struct ibc_harness_op slows[] = {
 		{ .variant = "slow", .arg = &slow, .setup = f_setup, .run = f_run },
 		{ .variant = "slow2", .arg = &slow2, .setup = f_setup, .run = f_run },
@@ -130,7 +134,9 @@ int main(void)
 	int rc, all_cols = 1;
 	long iters;
 
-	tap_plan(35);
+	tap_plan(36);
+	/* before the first point: the harness reads IBC_SLOWDOWN once */
+	setenv("IBC_SLOWDOWN", "fixed-slow:100", 1);
 	if (mkdtemp(dir) == NULL)
 		tap_bail_out("mkdtemp failed");
 	tap_is_int(ibc_boot_open("single", 1, &b), IBC_OK, "single bootstrap opens");
@@ -207,6 +213,17 @@ int main(void)
 	r = rc == IBC_OK ? row_of(t, "bad", NULL) : -1;
 	tap_ok(r >= 0 && strstr(ibc_csv_cell(t, r, "extra"), "valid=0") != NULL,
 	       "its row is appended and marked valid=0");
+	if (rc == IBC_OK)
+		ibc_csv_table_free(t);
+
+	/* IBC_SLOWDOWN=fixed-slow:100 (set above): an operation that sets its own
+	 * sample has it made 100% longer, 40 -> 80 us */
+	rc = ibc_harness_run(b, &p, &op_fslow, 1);
+	rc = rc == IBC_OK ? ibc_csv_read(path, &t) : rc;
+	r = rc == IBC_OK ? row_of(t, "fixed-slow", NULL) : -1;
+	tap_ok(r >= 0 && fabs(num(t, r, "p50_us") - 80) < 1e-9,
+	       "IBC_SLOWDOWN=fixed-slow:100 on a sample_set(40) operation: p50 80 us (%g)",
+	       r >= 0 ? num(t, r, "p50_us") : -1.0);
 	if (rc == IBC_OK)
 		ibc_csv_table_free(t);
 
