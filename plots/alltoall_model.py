@@ -68,22 +68,29 @@ def right(ax, d):
         return
     n = max(int(r["ranks_measured"]) for r in rows)
     rows = [r for r in rows if int(r["ranks_measured"]) == n]
+    xs = []
     for i, (what, label) in enumerate((("de-vs-direct-eq3-eq4", "eq. 3 and 4 as printed"),
                                        ("de-vs-direct-ibchar", "ibchar's model"))):
+        # no prediction (written empty; <= 0 in a run before that): not drawn
         sel = sorted((int(r["p"]), float(r["direct_us"]), float(r["de_us"]), r["gain_pct"])
-                     for r in rows if r["what"] == what)
+                     for r in rows if r["what"] == what and r["direct_us"] and r["de_us"]
+                     and float(r["direct_us"]) > 0 and float(r["de_us"]) > 0)
         if not sel:
             continue
         xs = [s[0] for s in sel]
         ls = "-" if i else ":"
         ibcplot.draw_series(ax, "direct ring, rendezvous (%s)" % label, xs, [s[1] for s in sel],
                             [False] * len(xs), "tab:pink", "*", linestyle=ls)
-        ibcplot.draw_series(ax, "DE (%s)" % label, xs, [max(s[2], 1e-3) for s in sel],
+        ibcplot.draw_series(ax, "DE (%s)" % label, xs, [s[2] for s in sel],
                             [False] * len(xs), "tab:green", "D", linestyle=ls)
         g = [s for s in sel if s[0] == 1024]
         if g:
             ax.annotate("gain at p = 1024: %s%%" % g[0][3], xy=(1024, g[0][2]), fontsize=8,
                         xytext=(-120, 12 + 14 * i), textcoords="offset points")
+    if not xs:
+        ibcplot.message(ax, "no prediction > 0 in %s" % os.path.basename(path))
+        ax.set_axis_off()
+        return
     ibcplot.int_axis(ax, xs, log2=True)
     ax.set_yscale("log")
     ax.set_xlabel("processes p")

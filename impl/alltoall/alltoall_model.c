@@ -573,6 +573,15 @@ static int write_rows(const char *dir, const struct ibc_csv_table *t, const char
 	return rc;
 }
 
+/* v with 4 decimals when it is a time (> 0 and finite), else empty */
+static void fmt_pos(char *b, size_t cap, double v)
+{
+	if (v > 0 && isfinite(v))
+		snprintf(b, cap, "%.4f", v);
+	else
+		b[0] = '\0';
+}
+
 /* Fig. 20: DE against the direct ring with rendezvous, 4 KiB, p to 4096;
  * and the HRWG/DE crossover, predicted (powers of two) and measured. */
 static int write_extrapolation(const char *dir, const struct ibc_csv_table *t, const char *run_id,
@@ -601,17 +610,30 @@ static int write_extrapolation(const char *dir, const struct ibc_csv_table *t, c
 			double e = fn(md, "de", p, 4096, eager, reuse, NULL);
 			const char *f[9] = { run_id, c_n, what[lit], c_p, "4096", c_d, c_e, c_g, c_r };
 
+			/* a time <= 0 (fits from noisy or oversubscribed rows) is
+			 * not a prediction: its cell and the gain stay empty */
+			int ok = d > 0 && e > 0 && isfinite(d) && isfinite(e);
+
 			snprintf(c_p, sizeof(c_p), "%d", p);
-			snprintf(c_d, sizeof(c_d), "%.4f", d);
-			snprintf(c_e, sizeof(c_e), "%.4f", e);
-			snprintf(c_g, sizeof(c_g), "%.1f", d > 0 ? 100.0 * (d - e) / d : 0.0);
+			fmt_pos(c_d, sizeof(c_d), d);
+			fmt_pos(c_e, sizeof(c_e), e);
+			if (ok)
+				snprintf(c_g, sizeof(c_g), "%.1f", 100.0 * (d - e) / d);
+			else
+				c_g[0] = '\0';
 			snprintf(c_r, sizeof(c_r), "%d", reuse);
 			rc = ibc_csv_writer_row(w, f);
-			if (p == 1024 && md->ranks >= 2)
+			if (p == 1024 && md->ranks >= 2 && ok)
 				printf("alltoall model (%s): DE against the direct ring at 4 KiB, "
 				       "p = 1024, %s: %.0f against %.0f us, a gain of %s%% "
 				       "(the paper: 77%%)\n", lit == 0 ? "eq. 3 and 4" : "ibchar's",
 				       reuse ? "buffers reused" : "registering every call", e, d, c_g);
+			else if (p == 1024 && md->ranks >= 2)
+				printf("alltoall model (%s): DE against the direct ring at 4 KiB, "
+				       "p = 1024, %s: no prediction (the fitted model gives DE %.4g and "
+				       "the direct ring %.4g us: a time <= 0 is not physical)\n",
+				       lit == 0 ? "eq. 3 and 4" : "ibchar's",
+				       reuse ? "buffers reused" : "registering every call", e, d);
 		}
 	/* crossover at this N: the smallest size where DE beats HRWG */
 	for (m = 1; m <= ((size_t)4 << 20) && pred_x < 0; m *= 2)
