@@ -11,11 +11,17 @@
 . "$(dirname "$0")/../launcher/lib.sh"
 W=$IBC_BUILD/tests/harness/window.t
 [ -x "$W" ] || skip_all "$W not built"
+# The known-cost checks bound the shortest sample, which a rank preempted
+# inside every kept sample would stretch (two busy loops beside this test on
+# 2 PUs did: min 615 us, p50 6.4 ms, with the clock's check ok): the ranks
+# run at nice -15 (root; unprivileged, nice leaves them as they are), so
+# that the busy loops beside them rarely take their PU mid-sample.
+NICE="nice -n -15"
 # first on this host alone: two ranks started by the launcher calibrate
 # their TSCs apart (fork shares one calibration); the node's ranks must
 # still agree on the time, within the check's bound
 mkdir -p "$TMP/r0"
-"$LAUNCH" -n 2 --timeout 120 -- "$W" "$TMP/r0" >"$TMP/out0" 2>"$TMP/err0"
+$NICE "$LAUNCH" -n 2 --timeout 120 -- "$W" "$TMP/r0" >"$TMP/out0" 2>"$TMP/err0"
 is "$?" 0 "2 ranks of one host under the launcher, --sync window: the job succeeds"
 like "$(grep '^gclock' "$TMP/out0")" "ok=1 .*method=shared by one node" \
 	"their clocks are one node's, and pass the check ($(grep '^gclock' "$TMP/out0" | cut -c1-60))"
@@ -27,7 +33,7 @@ why=$(netns_why)
 [ -z "$why" ] || { skip "$why"; done_testing; exit $?; }
 hosts_up 2 || { skip "cannot bring up test hosts"; done_testing; exit $?; }
 run() { # extra env, output file
-	env $1 "$LAUNCH" -n 2 --hosts ibc-h1,ibc-h2 --rsh 'ip netns exec {host}' --timeout 120 \
+	env $1 $NICE "$LAUNCH" -n 2 --hosts ibc-h1,ibc-h2 --rsh 'ip netns exec {host}' --timeout 120 \
 		-x IBC_GCLOCK_MUTANT -- "$W" "$TMP/r$2" >"$TMP/out$2" 2>"$TMP/err$2"
 }
 mkdir -p "$TMP/r1" "$TMP/r2"
