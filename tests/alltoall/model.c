@@ -46,7 +46,7 @@ static void run_case(const struct ibc_alltoall_model *md, const char *label, int
 	struct ibc_csv_table *t = NULL;
 	FILE *out;
 	size_t r;
-	int fd, saved;
+	int fd, saved, rc;
 
 	*neg = *empty = *gains = 0;
 	said[0] = '\0';
@@ -60,10 +60,11 @@ static void run_case(const struct ibc_alltoall_model *md, const char *label, int
 	if (saved < 0 || fd < 0 || dup2(fd, 1) < 0)
 		tap_bail_out("redirecting stdout");
 	close(fd);
-	tap_is_int(ibc_alltoall_model_write(dir, md, 4096), IBC_OK, "%s: the model writes", label);
+	rc = ibc_alltoall_model_write(dir, md, 4096);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);
+	tap_is_int(rc, IBC_OK, "%s: the model writes", label);
 	out = fopen(path, "r");
 	while (out != NULL && fgets(line, sizeof(line), out) != NULL)
 		if (strstr(line, "(eq. 3 and 4)") && strstr(line, "p = 1024, buffers reused"))
