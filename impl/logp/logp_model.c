@@ -30,8 +30,7 @@ static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 #define NO_COPY "no copy rows (logp kernels copy, copy-peer: a run before them): the " \
 		"algorithm's local copies are not costed"
 #define NO_USER "no os-write-user-all or os-write-user rows (a run before them): the " \
-		"algorithm's writes into " \
-		"user memory are not costed"
+		"algorithm's writes into user memory are not costed"
 
 struct pred {
 	double v[NMOD];         /* guarded (pred_guard): NAN = no prediction */

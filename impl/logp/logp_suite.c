@@ -147,7 +147,7 @@ static void flag_wr(const struct ibc_xport *x, const struct lk_inst *in, int pee
 
 /* this rank's message to each of its p next ranks (rank 0's to 1..p), each
  * followed by its flag (readout 2); returns the requests in wrs (room for
- * 2 p: MAX_WR) */
+ * 2 p with a flag: run_rtt_1n's, the one kernel with readout 2) */
 static int wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
 			int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
 {
