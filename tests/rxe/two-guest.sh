@@ -11,6 +11,10 @@
 # status is the TAP result.  Use a port of your own (PORT_BASE + index) so
 # a late server never serves the next check's client.  $IBC_BUILD holds the
 # build (binaries: $IBC_BUILD/bin, C tests: $IBC_BUILD/tests).
+# IBC_RXE_CHECKS="name ..." (the same on both nodes) runs only those checks.
+# A failed check is followed by the link's state (a ping of the peer, its
+# neighbour entry, the kernel's last rxe/net messages), so a run that failed
+# once says whether the guests could still reach each other.
 # shellcheck disable=SC2317  # the check_* functions are called by name
 # shellcheck source=tests/rxe/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -152,6 +156,33 @@ check_channel_n2() {
 }
 
 # --- driver -------------------------------------------------------------
+# the link's state after a failed check: can this guest still reach the peer?
+link_state() {
+	local e rc=0
+	# a TCP connect to a port nobody listens on: "refused" means the peer
+	# answered (no ping here: the guests run the host's tools)
+	e=$(timeout 5 bash -c "exec 3<>/dev/tcp/$PEER/9" 2>&1) || rc=$?
+	e=$(tail -n 1 <<<"$e")
+	if [ "$rc" = 124 ]; then echo "link: $PEER does not answer: no reply to a connect within 5 s"
+	elif [ "$rc" = 0 ] || [[ $e == *refused* ]]; then echo "link: $PEER answers (a connect to its port 9: ${e:-accepted})"
+	else echo "link: $PEER does not answer: $e"
+	fi
+	echo "link: neighbour: $(ip neigh show "$PEER" 2>&1 | head -n 1)"
+	local f st=/sys/class/net/eth0 line="link: eth0"
+	for f in rx_packets rx_dropped tx_packets tx_dropped tx_errors; do
+		line+=" $f=$(cat "$st/statistics/$f" 2>/dev/null)"
+	done
+	echo "$line"
+	dmesg 2>/dev/null | grep -Ei 'rxe|virtio|eth0|timeout|oops|bug:|hung' | grep -v "speed is unknown" | tail -n 5 | sed 's/^/link: kernel: /'
+	return 0
+}
+
+if [ -n "${IBC_RXE_CHECKS:-}" ]; then
+	read -r -a CHECKS <<<"$IBC_RXE_CHECKS"
+	for c in "${CHECKS[@]}"; do
+		declare -F "check_$c" >/dev/null || { echo "two-guest.sh: IBC_RXE_CHECKS: no check $c" >&2; exit 2; }
+	done
+fi
 : "${IBC_VM_IP:=$( [ "$NODE" = 1 ] && echo 10.0.0.1 || echo 10.0.0.2)}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -166,6 +197,7 @@ if [ "$NODE" = 2 ]; then
 			fails=$((fails + 1))
 			echo "two-guest.sh: node 2: server of $c failed (exit status $rc):" >&2
 			tail -n 15 "$log" | sed 's/^/  /' >&2
+			link_state | sed 's/^/  /' >&2
 		fi
 	done
 	exit $((fails > 0))
@@ -178,5 +210,6 @@ for c in "${CHECKS[@]}"; do
 	rc=0
 	"check_$c" client >"$log" 2>&1 || rc=$?
 	tap_ok "$rc" "$c: node $NODE -> $PEER" "$log"
+	[ "$rc" = 0 ] || link_state | sed 's/^/#   /'
 done
 exit $((TAP_FAILED > 0))
