@@ -173,7 +173,7 @@ link_state() {
 		line+=" $f=$(cat "$st/statistics/$f" 2>/dev/null)"
 	done
 	echo "$line"
-	dmesg 2>/dev/null | grep -Ei 'rxe|virtio|eth0|timeout|oops|bug:|hung' | grep -v "speed is unknown" | tail -n 5 | sed 's/^/link: kernel: /'
+	dmesg 2>/dev/null | grep -Ei 'rxe|virtio|eth0|timeout|oops|bug:|hung|out of memory|killed process|segfault' | grep -v "speed is unknown" | tail -n 5 | sed 's/^/link: kernel: /'
 	return 0
 }
 
