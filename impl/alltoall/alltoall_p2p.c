@@ -33,10 +33,16 @@ struct p2p_hdr {
 	uint32_t pad;
 };
 
-/* An eager payload follows the header on its line: up to 32 bytes of it
- * travel in the header's line (a 64-byte header put an 8-byte message on
- * two lines: 5-10% slower at N = 2 on shm, docs/model.md) */
-#define P2P_HDR sizeof(struct p2p_hdr)
+#define P2P_LINE 64
+
+/* Where an eager payload of len bytes starts in its message: right behind
+ * the header when both fit one line (an 8-byte message on one line, not
+ * two: 6-8% faster at N = 2 on shm), else on the next line (a block copied
+ * in and out on line boundaries: 2% faster at 4 KiB); docs/model.md */
+static size_t payload_off(size_t len)
+{
+	return sizeof(struct p2p_hdr) + len <= P2P_LINE ? sizeof(struct p2p_hdr) : P2P_LINE;
+}
 
 struct p2p_q {
 	uint8_t idx[IBC_FAMILY_RECV_DEPTH];
@@ -107,7 +113,7 @@ int a2a_p2p_setup(struct ibc_alltoall *a)
 	if (rc == IBC_OK)
 		rc = ibc_family_add(&p->m, &a2a_family_kind, p2p_send_wc, a);
 	if (rc == IBC_OK) {
-		rc = ibc_family_recv_join(a->x, P2P_HDR + a->params.eager_max, NULL, p2p_recv, a,
+		rc = ibc_family_recv_join(a->x, P2P_LINE + a->params.eager_max, NULL, p2p_recv, a,
 					  &p->pool, &p->tag);
 		p->joined = p->pool != NULL;
 		if (rc)
@@ -117,7 +123,7 @@ int a2a_p2p_setup(struct ibc_alltoall *a)
 	if (rc == IBC_OK) {
 		/* the pool's slots are as large as its first member asked */
 		p->slot_size = ibc_family_recv_slot_bytes(p->pool);
-		p->eager = p->slot_size - P2P_HDR < a->params.eager_max ? p->slot_size - P2P_HDR
+		p->eager = p->slot_size - P2P_LINE < a->params.eager_max ? p->slot_size - P2P_LINE
 									: a->params.eager_max;
 		rc = ibc_xport_mr_alloc(a->x, p->slot_size * P2P_K, IBC_XPORT_ACCESS_LOCAL_WRITE,
 					&p->smr);
@@ -176,7 +182,7 @@ static int msg_send(struct ibc_alltoall *a, int peer, enum p2p_type type, const 
 	struct a2a_waiter w = A2A_WAITER(a);
 	struct p2p_hdr *h;
 	struct ibc_xport_sge sge;
-	size_t total = P2P_HDR + (type == P2P_EAGER ? len : 0);
+	size_t total = type == P2P_EAGER ? payload_off(len) + len : sizeof(*h);
 	int k, rc;
 
 	for (;;) {
@@ -197,7 +203,7 @@ static int msg_send(struct ibc_alltoall *a, int peer, enum p2p_type type, const 
 	h->addr = addr;
 	h->rkey = rkey;
 	if (type == P2P_EAGER && len > 0)
-		a2a_copy(a, (unsigned char *)h + P2P_HDR, payload, len);
+		a2a_copy(a, (unsigned char *)h + payload_off(len), payload, len);
 	sge.addr = (uintptr_t)h;
 	sge.len = (uint32_t)total;
 	sge.lkey = p->smr->lkey;
@@ -279,7 +285,7 @@ int a2a_sendrecv(struct ibc_alltoall *a, int to, const void *sbuf, size_t slen, 
 		    (h = q_head(a, &p->data[from], from, &k)) != NULL) {
 			moved = 1;
 			if (rst == ST_WAIT_MSG && h->f.user == P2P_EAGER && h->len == rlen) {
-				a2a_copy(a, rbuf, (const unsigned char *)h + P2P_HDR, rlen);
+				a2a_copy(a, rbuf, (const unsigned char *)h + payload_off(rlen), rlen);
 				rst = ST_DONE;
 			} else if (rst == ST_WAIT_MSG && h->f.user == P2P_RTS && h->len == rlen) {
 				rc = a2a_reg(a, rbuf, rlen, A2A_ACCESS, &rmr);
