@@ -36,9 +36,10 @@ struct p2p_hdr {
 #define P2P_LINE 64
 
 /* Where an eager payload of len bytes starts in its message: right behind
- * the header when both fit one line (an 8-byte message on one line, not
- * two: 6-8% faster at N = 2 on shm), else on the next line (a block copied
- * in and out on line boundaries: 2% faster at 4 KiB); docs/model.md */
+ * the header when both fit one line (an 8-byte all-to-all 8-11% faster at
+ * N = 2 on shm than on two lines), else on the next line (a 4 KiB block
+ * copied in and out on line boundaries: 4-5% faster than right behind the
+ * header); docs/model.md */
 static size_t payload_off(size_t len)
 {
 	return sizeof(struct p2p_hdr) + len <= P2P_LINE ? sizeof(struct p2p_hdr) : P2P_LINE;
