@@ -24,7 +24,8 @@ ORDER = ["hrwg", "hrwg-multi", "de", "hypercube", "bruck", "pairwise", "direct"]
 def left(ax, rows):
     models = [r for r in rows if r["impl"] == "model" and r["ranks"] is not None]
     if not models:
-        ibcplot.message(ax, "no impl=model rows in this run\n(measured with --no-model?)")
+        ibcplot.message(ax, "no impl=model rows in this run\n(measured with --no-model, "
+                        "or every N oversubscribed?)")
         ax.set_axis_off()
         return
     n = max(r["ranks"] for r in models)

@@ -678,6 +678,21 @@ static int write_extrapolation(const char *dir, const struct ibc_csv_table *t, c
 	return rc;
 }
 
+/* Whether this run's measured all-to-all rows at n ranks ran oversubscribed
+ * (their oversub column): the parameters were measured beside them */
+static int run_oversubscribed(const struct ibc_csv_table *t, const char *run_id, int n)
+{
+	size_t r;
+
+	for (r = 0; r + 1 < t->nrows; r++)
+		if (strcmp(ibc_csv_str(t, r, "run_id"), run_id) == 0 &&
+		    strcmp(ibc_csv_str(t, r, "suite"), "alltoall") == 0 &&
+		    strcmp(ibc_csv_str(t, r, "impl"), "model") != 0 &&
+		    (int)cell_num(t, r, "ranks") == n && cell_num(t, r, "oversub") > 0)
+			return 1;
+	return 0;
+}
+
 int ibc_alltoall_model_write(const char *dir, const struct ibc_alltoall_model *md, size_t eager)
 {
 	struct ibc_csv_table *t = NULL;
@@ -704,9 +719,13 @@ int ibc_alltoall_model_write(const char *dir, const struct ibc_alltoall_model *m
 		return IBC_OK;
 	}
 	rc = write_params(dir, run_id, xport, md);
-	if (rc == IBC_OK)
+	if (rc == IBC_OK && run_oversubscribed(t, run_id, md->ranks))
+		printf("alltoall model: N = %d: not modelled (oversubscribed: more ranks than PUs, "
+		       "so its parameters and rows time the scheduler): no model rows, no "
+		       "extrapolation\n", md->ranks);
+	else if (rc == IBC_OK)
 		rc = write_rows(dir, t, run_id, md, eager);
-	if (rc == IBC_OK)
+	if (rc == IBC_OK && !run_oversubscribed(t, run_id, md->ranks))
 		rc = write_extrapolation(dir, t, run_id, md, eager);
 	fflush(stdout);
 	ibc_csv_table_free(t);
