@@ -719,14 +719,15 @@ int ibc_alltoall_model_write(const char *dir, const struct ibc_alltoall_model *m
 		return IBC_OK;
 	}
 	rc = write_params(dir, run_id, xport, md);
-	if (rc == IBC_OK && run_oversubscribed(t, run_id, md->ranks))
+	if (rc == IBC_OK && run_oversubscribed(t, run_id, md->ranks)) {
 		printf("alltoall model: N = %d: not modelled (oversubscribed: more ranks than PUs, "
 		       "so its parameters and rows time the scheduler): no model rows, no "
 		       "extrapolation\n", md->ranks);
-	else if (rc == IBC_OK)
+	} else if (rc == IBC_OK) {
 		rc = write_rows(dir, t, run_id, md, eager);
-	if (rc == IBC_OK && !run_oversubscribed(t, run_id, md->ranks))
-		rc = write_extrapolation(dir, t, run_id, md, eager);
+		if (rc == IBC_OK)
+			rc = write_extrapolation(dir, t, run_id, md, eager);
+	}
 	fflush(stdout);
 	ibc_csv_table_free(t);
 	if (rc)

@@ -6,9 +6,9 @@
 # models at N = 2: impl=model rows with the error (and no valid: a prediction
 # moves no bytes), the parameters, the extrapolation, the table in the
 # summary; at N = 3, when it is oversubscribed (fewer than 3 PUs), no model
-# row and "not modelled (oversubscribed" on the bench's stdout; with the Open MPI build, mpi and mpi-pairwise
-# rows beside ibchar's and factor_vs_mpi; the figures, whose plotted factor
-# is the CSV's.
+# row and "not modelled (oversubscribed" on the bench's stdout; with the Open
+# MPI build, mpi and mpi-pairwise rows beside ibchar's and factor_vs_mpi; the
+# figures, whose plotted factor is the CSV's.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR"
