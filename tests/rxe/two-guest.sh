@@ -12,9 +12,10 @@
 # a late server never serves the next check's client.  $IBC_BUILD holds the
 # build (binaries: $IBC_BUILD/bin, C tests: $IBC_BUILD/tests).
 # IBC_RXE_CHECKS="name ..." (the same on both nodes) runs only those checks.
-# A failed check is followed by the link's state (a ping of the peer, its
-# neighbour entry, the kernel's last rxe/net messages), so a run that failed
-# once says whether the guests could still reach each other.
+# A failed check is followed by the link's state (link_state: whether the
+# peer answers a TCP connect, its neighbour entry, eth0's counters, the
+# kernel's last rxe/net lines), so a run that failed once says whether the
+# guests could still reach each other.
 # shellcheck disable=SC2317  # the check_* functions are called by name
 # shellcheck source=tests/rxe/lib.sh
 . "$(dirname "$0")/lib.sh"
