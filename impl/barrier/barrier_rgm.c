@@ -80,8 +80,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define RGM_ROOT 0
 #define RGM_NRECV 32         /* multicast receive buffers per rank */
@@ -234,7 +232,6 @@ static int rgm_setup(struct ibc_barrier *b)
 	struct rgm *g = b->priv;
 	struct ibc_pattern_node node;
 	uint8_t *want;
-	uint32_t gid = 0;
 	int rc, i;
 
 	b->wc_hook = rgm_wc;
@@ -266,25 +263,10 @@ static int rgm_setup(struct ibc_barrier *b)
 	if (rc || b->size == 1)
 		goto out_free_want;
 
-	/* a group id unique to this instance: rank 0 draws it, everyone joins */
-	if (b->rank == 0) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		gid = (uint32_t)((uint64_t)getpid() * 2654435761u ^ (uint64_t)ts.tv_nsec ^
-				 ((uint64_t)b->fm.live << 24));
-		gid |= 1; /* never 0 */
-	}
-	rc = ibc_boot_bcast(b->x->boot, &gid, sizeof(gid), 0);
-	if (rc) {
-		ibc_error("barrier rgm: sharing the multicast group id: %s", ibc_status_str(rc));
+	/* a group of this instance's own, every rank a member */
+	rc = ibc_xport_mcast_join_new(b->x, (uint32_t)b->fm.live, 1, &g->g);
+	if (rc)
 		goto out_free_want;
-	}
-	rc = ibc_xport_mcast_join(b->x, NULL, gid, &g->g);
-	if (rc) {
-		ibc_error("barrier rgm: joining multicast group %#x: %s", gid, ibc_status_str(rc));
-		goto out_free_want;
-	}
 	if (b->rank != RGM_ROOT) {
 		rc = ibc_xport_mr_alloc(b->x, RGM_NRECV * RGM_RECV_BYTES, IBC_XPORT_ACCESS_ALL,
 					&g->rmr);

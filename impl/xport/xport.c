@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static const struct ibc_xport_ops *const backends[] = {
 	&ibc_xport_shm_ops,
@@ -383,6 +385,34 @@ int ibc_xport_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,
 		return IBC_ERR_INVAL;
 	}
 	return x->ops->mcast_join(x, name, id, out);
+}
+
+int ibc_xport_mcast_join_new(struct ibc_xport *x, uint32_t salt, int member,
+			     struct ibc_xport_mcast **out)
+{
+	uint32_t gid = 0;
+	int rc;
+
+	*out = NULL;
+	if (x->rank == 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gid = (uint32_t)((uint64_t)getpid() * 2654435761u ^ (uint64_t)ts.tv_nsec ^
+				 ((uint64_t)salt << 24));
+		gid |= 1; /* never 0 */
+	}
+	rc = ibc_boot_bcast(x->boot, &gid, sizeof(gid), 0);
+	if (rc != IBC_OK) {
+		ibc_error("xport: sharing a multicast group id: %s", ibc_status_str(rc));
+		return rc;
+	}
+	if (!member)
+		return IBC_OK;
+	rc = ibc_xport_mcast_join(x, NULL, gid, out);
+	if (rc != IBC_OK)
+		ibc_error("xport: joining multicast group %#x: %s", gid, ibc_status_str(rc));
+	return rc;
 }
 
 int ibc_xport_mcast_leave(struct ibc_xport *x, struct ibc_xport_mcast *g)

@@ -354,6 +354,11 @@ struct ibc_xport_mcast {
  * buffers receive the payload only (verbs hides the 40-byte GRH in a private sge). */
 int ibc_xport_mcast_join(struct ibc_xport *x, const char *name, uint32_t id,
 			 struct ibc_xport_mcast **out);
+/* A group of its own for a new instance: collective over x's ranks (rank 0
+ * draws an id from its pid, the clock and salt, and shares it); the ranks
+ * with member != 0 join it (*out), the others get NULL.  Errors are logged. */
+int ibc_xport_mcast_join_new(struct ibc_xport *x, uint32_t salt, int member,
+			     struct ibc_xport_mcast **out);
 int ibc_xport_mcast_leave(struct ibc_xport *x, struct ibc_xport_mcast *g);
 
 /* ---------------------------------------------------------- waiting ----- */
