@@ -22,13 +22,18 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 
 /* on top of enum ibc_logp_note */
 enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
-       NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024, NOTE_FLAGIN = 2048 };
+       NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024, NOTE_FLAGIN = 2048,
+       NOTE_MCNEG = 4096 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 #define NOT_MODELLED "not modelled (oversubscribed)"
 #define NO_COPY "no copy rows (logp kernels copy, copy-peer: a run before them): the " \
 		"algorithm's local copies are not costed"
+#define MC_KERNEL "rtt-mcast"
+#define MC_BACK "rtt-write-1n"
+#define MC_NEG "<= 0: the multicast datagram's one way, RTT(" MC_KERNEL ") - RTT(" MC_BACK \
+	       ", p = 1)/2, is not a time"
 #define NO_USER "no os-write-user-all or os-write-user rows (a run before them): the " \
 		"algorithm's writes into user memory are not costed"
 
@@ -97,7 +102,10 @@ static const struct ibc_logp_loggp *loggp_get(const struct ibc_logp_params *pr, 
 
 /* At one measured size: v[0] = t_1:k = o_s(k) + k L(k), L(k) = RTT(k)/2 -
  * (o_s(k) + o_s(1)) (LoP as printed); v[1] = k RTT(k)/2, half the 1:k
- * exchange, the same kernels without the overhead algebra. */
+ * exchange, the same kernels without the overhead algebra.  rtt-mcast (a
+ * datagram out, a write back; k = 1): RTT/2 is the datagram's one way,
+ * RTT(rtt-mcast) - RTT(rtt-write-1n, p = 1)/2; one that is <= 0 is not a
+ * time (NAN, note mcast<=0). */
 static void lop_at_size(const struct ibc_logp_params *pr, const char *xport, const char *rv,
 			const char *ov, size_t bytes, int n, int k, unsigned *notes, double *v)
 {
@@ -105,6 +113,14 @@ static void lop_at_size(const struct ibc_logp_params *pr, const char *xport, con
 	double o1 = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, 1, notes);
 	double rtt = ibc_logp_params_value(pr, xport, rv, 1, bytes, n, k, notes);
 
+	if (strcmp(rv, MC_KERNEL) == 0) {
+		rtt = 2 * rtt - ibc_logp_params_value(pr, xport, MC_BACK, 1, bytes, n, 1, notes);
+		if (!(rtt > 0)) {
+			*notes |= isfinite(rtt) ? NOTE_MCNEG : 0;
+			v[0] = v[1] = NAN;
+			return;
+		}
+	}
 	v[0] = o + k * (rtt / 2 - (o + o1));
 	v[1] = k * rtt / 2;
 }
@@ -146,7 +162,8 @@ static size_t kernel_sizes(const struct ibc_logp_params *pr, const char *xport, 
  * round's rtt-pool-1n, the two-sided path the collectives send on (header,
  * the receive pool's routing, the receive posted again), or rtt-send-1n,
  * the bare transport's, for a run before that kernel (note send~raw); a
- * multicast round's rtt-send-1n (a datagram, no pool). */
+ * multicast round's rtt-mcast (lop_at_size), or rtt-send-1n for a run
+ * before that kernel (note mcast~send). */
 static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xport,
 			      const struct ibc_pattern_round *r, unsigned *notes)
 {
@@ -169,6 +186,11 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
 			return "rtt-pool-1n";
 		*notes |= NOTE_RAWSEND;
 	}
+	if (r->kind == IBC_PATTERN_ROUND_MCAST) {
+		if (kernel_sizes(pr, xport, MC_KERNEL, sizes) > 0)
+			return MC_KERNEL;
+		*notes |= NOTE_MCAST;
+	}
 	return "rtt-send-1n";
 }
 
@@ -189,8 +211,6 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 	v[0] = v[1] = NAN;
 	if (k < 1)
 		k = 1;
-	if (r->kind == IBC_PATTERN_ROUND_MCAST)
-		*notes |= NOTE_MCAST;
 	ns = kernel_sizes(pr, xport, rv, sizes);
 	if (ns == 0)
 		return;
@@ -409,6 +429,9 @@ static int predict(const struct ibc_logp_params *pr, const struct ibc_logp_famil
 		out->why[M_LOP] = "<= 0: L(k) = RTT(k)/2 - o_s(k) - o_s(1) < 0, the paper's o << L(p) fails";
 	out->v[M_LRTT] = pred_guard(raw[M_LRTT], "no usable fit or row of the rtt kernels",
 				    &out->why[M_LRTT]);
+	for (k = M_LOP; k <= M_LRTT; k++)
+		if (out->why[k] != NULL && isnan(raw[k]) && (out->notes & NOTE_MCNEG))
+			out->why[k] = MC_NEG;
 	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters: no loggp-prtt rows",
 				     &out->why[M_LOGGP]);
 	for (k = 0; k < NMOD; k++)
@@ -422,7 +445,7 @@ static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 {
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
 					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw",
-					     "write~unread", "user~one", "flag~inblock" };
+					     "write~unread", "user~one", "flag~inblock", "mcast<=0" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -886,6 +909,11 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  "costed by rtt-pool-1n, the two-sided path of the collectives (the receive pool), "
 		  "in LoP and LoP-RTT",
 		  "costed by rtt-send-1n, the bare transport", "rtt-pool-1n", "; note send~raw", "" },
+		{ "multicast release", MC_KERNEL, NULL, NULL,
+		  "costed by " MC_KERNEL " (a datagram out, a write back) less half of " MC_BACK
+		  " at p = 1: the datagram's one way, in LoP and LoP-RTT",
+		  "costed as a send round trip, rtt-send-1n at p = 1", MC_KERNEL, "; note mcast~send",
+		  "" },
 		{ "block writes", "rtt-write-readout-1n", NULL, NULL,
 		  "costed by rtt-write-readout-1n (each block copied out before the next round trip, "
 		  "as the all-to-all's are), in LoP and LoP-RTT",

@@ -44,8 +44,10 @@
  *     (measured oversubscribed), measured_us, measured_as (paper_us|p50_us),
  *     p50_us, lop_us, lop_err, lop_rtt_us, lop_rtt_err, loggp_us,
  *     loggp_err, rounds, note (k>pmax, params-of-other-N, points, size>max,
- *     mcast~send, no-G, lop<=0, loggp<0->0: a LogGP parameter estimated
- *     < 0 held at 0, oversub), lop_status, lop_rtt_status,
+ *     mcast~send (a run without rtt-mcast rows: RGM's release costed as
+ *     a send round trip), no-G, lop<=0, loggp<0->0: a LogGP parameter
+ *     estimated < 0 held at 0, mcast<=0: the multicast one way from
+ *     rtt-mcast is not a time, oversub), lop_status, lop_rtt_status,
  *     loggp_status ("ok", "no prediction: ..", "not modelled
  *     (oversubscribed)"), best (the model closest to the measurement),
  *     best_err, copy_us (the copy term in each model's value; empty: not

@@ -453,6 +453,60 @@ static void test_pool(const struct ibc_logp_model_opts *base)
 	dir_remove(dir);
 }
 
+/* rtt-mcast: a multicast datagram from rank 0 and rank 1's write back
+ * (p = 1, extra p=1); RGM's release is costed by it less half of
+ * rtt-write-1n at p = 1 (6): the datagram's one way.  Run with rtt-mcast =
+ * 4 (one way 1) and with 2.5 (one way -0.5: no prediction, with the
+ * reason); stdout says how the release was costed. */
+static void test_mcast(const struct ibc_logp_model_opts *base)
+{
+	static const double rtt_m[] = { 4.0, 2.5 };
+	struct ibc_logp_model_opts mo = *base;
+	struct ibc_csv_table *t;
+	char label[32];
+	int said, i;
+
+	for (i = 0; i < 2; i++) {
+		char dir[] = "/tmp/ibc-lopmXXXXXX";
+
+		results_open(dir);
+		kernels();
+		row("logp", "rtt-mcast", 8, 1, 0, rtt_m[i], "kernel=rtt-mcast;op=mcast;p=1");
+		row("barrier", "rgm", 8, 0, 7, 10.0, "");
+		row("barrier", "rds", 8, 0, 0, 10.0, "");
+		snprintf(label, sizeof(label), "mcast %.1f", rtt_m[i]);
+		said = 0;
+		t = model_table(&mo, dir, label, "multicast release: costed by rtt-mcast", &said);
+		tap_is_int(said, 1, "%s: stdout says the release is costed by rtt-mcast", label);
+		tap_ok(strstr(scell(t, "rgm", 8, "7", "note"), "mcast~send") == NULL,
+		       "%s: rgm's note does not say mcast~send ('%s')", label,
+		       scell(t, "rgm", 8, "7", "note"));
+		tap_is_double_within(cell(t, "rds", 8, "", "lop_rtt_us"), 3 * rtt_w(1, 1) / 2, 1e-3,
+				     "%s: LoP-RTT rds: no multicast, as before", label);
+		if (i == 0) {
+			tap_is_double_within(cell(t, "rgm", 8, "7", "lop_rtt_us"),
+					     7 * rtt_w(7, 1) / 2 + (rtt_m[i] - rtt_w(1, 1) / 2), 1e-3,
+					     "%s: LoP-RTT rgm l=7: the gather, then RTT_mcast - "
+					     "RTT_write(1)/2", label);
+			tap_is_double_within(cell(t, "rgm", 8, "7", "lop_us"),
+					     7 * rtt_w(7, 1) / 2 - 6 * os_w(7, 1) - 7 * os_w(1, 1) +
+						     (rtt_m[i] - rtt_w(1, 1) / 2) - os_s(1, 1),
+					     1e-3, "%s: LoP rgm l=7: the release's one way less o_s(1)",
+					     label);
+		} else {
+			tap_ok(scell(t, "rgm", 8, "7", "lop_rtt_us")[0] == '\0' &&
+				       scell(t, "rgm", 8, "7", "lop_us")[0] == '\0',
+			       "%s: rgm: no LoP or LoP-RTT number ('%s', '%s')", label,
+			       scell(t, "rgm", 8, "7", "lop_rtt_us"), scell(t, "rgm", 8, "7", "lop_us"));
+			tap_ok(strstr(scell(t, "rgm", 8, "7", "lop_rtt_status"), "multicast") != NULL,
+			       "%s: rgm's LoP-RTT status says why ('%s')", label,
+			       scell(t, "rgm", 8, "7", "lop_rtt_status"));
+		}
+		ibc_csv_table_free(t);
+		dir_remove(dir);
+	}
+}
+
 /* rtt-write-readout-1n: the write round trip whose reader copies each
  * block out before the next, dearer (2 more per unit of size) */
 static double rtt_r(double p, double k) { return k * (4 + 4 / p); }
@@ -886,6 +940,7 @@ int main(void)
 	test_negative(&mo);
 	test_nocopy(&mo);
 	test_pool(&mo);
+	test_mcast(&mo);
 	test_readout(&mo);
 	test_user_all(&mo);
 	test_placement(&mo);
