@@ -3,6 +3,7 @@
 
 #include "boot/boot.h"
 #include "core/log.h"
+#include "core/opt.h"
 #include "core/status.h"
 #include "core/stats.h"
 #include "core/timer.h"
@@ -21,8 +22,11 @@
 #define MAX_P 1024 /* peers per kernel */
 #define COPY_N 16  /* copies per sample of the copy kernel (copy-peer: 1) */
 #define CACHE_LINE 64
+#define RESEND_NS 2000000LL /* rtt-mcast: rank 0 sends its datagram again after 2 ms */
+#define SEQ_BYTES 8         /* rtt-mcast: the iteration behind each datagram's payload */
 
-enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_COPY, LK_COPY_PEER };
+enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_RTT_MCAST, LK_COPY,
+	       LK_COPY_PEER };
 
 struct lk_arg {
 	enum lk_kind kind;
@@ -68,6 +72,9 @@ struct lk_inst {
 					 readout's (every rank's) */
 	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
 	struct ibc_logp_pool *pool;   /* rtt-pool-1n: its transport and receive pool */
+	struct ibc_xport_mcast *grp;  /* rtt-mcast: the group of ranks 0 and 1 */
+	uint64_t resent, stale;       /* rtt-mcast: datagrams sent again (rank 0), and
+					 received twice and dropped (rank 1) */
 	int ack_due;                  /* copy-peer: rank 0 owes rank 1 its slot back, rank 1 awaits it */
 };
 
@@ -81,6 +88,13 @@ static const struct lk_arg *arg_of(const struct ibc_suite_op *o)
 	return o->v->arg;
 }
 
+/* a kernel between ranks 0 and 1 alone (p = 1), or on rank 0 alone: no
+ * peers swept */
+static int p_fixed(const struct lk_arg *a)
+{
+	return a->kind == LK_PRTT || a->kind == LK_RTT_MCAST || a->kind >= LK_COPY;
+}
+
 static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long p,
 		     char *why, size_t cap)
 {
@@ -91,7 +105,11 @@ static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 		snprintf(why, cap, "needs 2 ranks or more");
 		return IBC_ERR_UNSUPPORTED;
 	}
-	if (a->kind != LK_PRTT && a->kind < LK_COPY && (p < 1 || p > n - 1 || p > MAX_P)) {
+	if (a->kind == LK_RTT_MCAST && !c->x->caps.mcast) {
+		snprintf(why, cap, "the transport has no multicast");
+		return IBC_ERR_UNSUPPORTED;
+	}
+	if (!p_fixed(a) && (p < 1 || p > n - 1 || p > MAX_P)) {
 		snprintf(why, cap, "p = %ld peers needs N >= %ld ranks", p, p + 1);
 		return IBC_ERR_UNSUPPORTED;
 	}
@@ -268,6 +286,108 @@ static int msg_send(struct ibc_xport *x, const struct lk_inst *in, const struct 
 }
 
 /* ------------------------------------------------------------ kernels -- */
+
+/* rtt-mcast: the iteration number behind the payload (src's second last
+ * 8 bytes) */
+static uint64_t *mcast_seq(const struct lk_inst *in)
+{
+	return (uint64_t *)((unsigned char *)in->src->addr + in->src->len - 2 * SEQ_BYTES);
+}
+
+/* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0) */
+static int mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in)
+{
+	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + slot_of(in, 0, 0),
+				     (uint32_t)in->slot, in->mr->lkey };
+	struct ibc_xport_recv_wr rw = { .wr_id = LK_TAG, .peer = IBC_XPORT_PEER_ANY,
+					.mcast = in->grp, .num_sge = 1, .sge = &sge };
+	int posted;
+
+	return ibc_xport_recv_post(x, &rw, 1, &posted);
+}
+
+/* rtt-mcast, rank 1: the datagram of iteration seq (m bytes, then seq);
+ * one of an earlier iteration (rank 0 sent it again, and both copies came)
+ * is dropped and the receive posted again */
+static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
+{
+	const unsigned char *b = (const unsigned char *)in->mr->addr + slot_of(in, 0, 0);
+	struct ibc_xport_wc wc;
+	uint64_t got;
+	int rc;
+
+	for (;;) {
+		rc = ibc_xport_cq_wait(x, IBC_XPORT_CQ_RECV, WAIT_NS, &wc);
+		if (rc == IBC_OK && wc.status != IBC_OK) {
+			ibc_error("logp: rtt-mcast: a multicast receive failed: %s", wc.reason);
+			rc = wc.status;
+		}
+		if (rc != IBC_OK)
+			return rc;
+		if (wc.byte_len != in->m + SEQ_BYTES) {
+			ibc_error("logp: rtt-mcast: a datagram of %u bytes, not %zu", wc.byte_len,
+				  in->m + SEQ_BYTES);
+			return IBC_ERR_PROTO;
+		}
+		memcpy(&got, b + in->m, sizeof(got));
+		if (got == seq)
+			return IBC_OK;
+		in->stale++;
+		rc = mcast_recv_post(x, in);
+		if (rc != IBC_OK)
+			return rc;
+	}
+}
+
+/* RTT of a multicast datagram (m bytes and the iteration) from rank 0 to
+ * the group of ranks 0 and 1, and rank 1's write back: RGM's release,
+ * then a gather step.  A datagram may be lost: rank 0 sends it again
+ * after RESEND_NS without the write back (counted, resent), as RGM's root
+ * does on a NAK, until WAIT_NS. */
+static int run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	uint64_t seq = (uint64_t)o->iter + 1, t0, *w = flag_of(in, 1, 0);
+	struct ibc_xport_sge sge[2];
+	struct ibc_xport_wr wr;
+	int rc, posts = 0;
+
+	if (x->rank == 1) {
+		rc = mcast_await(x, in, seq);
+		return rc == IBC_OK ? msg_send(x, in, a, 0, 1) : rc;
+	}
+	if (x->rank != 0)
+		return IBC_OK;
+	*mcast_seq(in) = seq;
+	msg_wr(x, in, a, 1, 0, 0, &sge[0], &wr);
+	sge[1] = (struct ibc_xport_sge){ (uintptr_t)mcast_seq(in), SEQ_BYTES, in->src->lkey };
+	wr.opcode = IBC_XPORT_OP_MCAST_SEND;
+	wr.mcast = in->grp;
+	wr.num_sge = 2;
+	t0 = ibc_timer_ticks();
+	for (;;) {
+		rc = post(x, &wr, 1, 0);
+		posts += rc == IBC_OK;
+		if (rc == IBC_OK)
+			rc = ibc_xport_wait_u64(x, w, FLAG_MIN, RESEND_NS, NULL);
+		if (rc != IBC_ERR_TIMEOUT)
+			break;
+		if (ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) * 1e3 > (double)WAIT_NS) {
+			ibc_error("logp: rtt-mcast: no answer from rank 1 to %d datagrams of iteration "
+				  "%ld", posts, o->iter);
+			break;
+		}
+		in->resent++;
+		rc = reap(x, IBC_XPORT_CQ_SEND, posts); /* before the send queue fills */
+		posts = 0;
+		if (rc != IBC_OK)
+			break;
+	}
+	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0));
+	if (rc == IBC_OK && !in->validate)
+		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, posts) : rc;
+}
 
 static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
@@ -584,6 +704,8 @@ static int lk_run(struct ibc_suite_op *o)
 		if (o->ctx->x->rank == 0)
 			ibc_harness_sample_set(o->h, us);
 		return rc;
+	case LK_RTT_MCAST:
+		return run_rtt_mcast(o, in, a);
 	case LK_COPY:
 	case LK_COPY_PEER:
 		return run_copy(o, in, a);
@@ -616,6 +738,10 @@ static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int
 		return 0;
 	if (a->kind == LK_COPY_PEER)
 		return msg_add(l, n, me, out, 1, 0, 0, 1);
+	if (a->kind == LK_RTT_MCAST) { /* the datagram lands as a receive does */
+		n = msg_add(l, n, me, out, 0, 1, 0, 0);
+		return msg_add(l, n, me, out, 1, 0, 0, 1);
+	}
 	for (i = 1; i <= in->p; i++) {
 		switch (a->kind) {
 		case LK_OS:
@@ -755,6 +881,8 @@ static int lk_prepare(struct ibc_suite_op *o)
 		return rc;
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
+	if (a->kind == LK_RTT_MCAST)
+		return x->rank == 1 ? mcast_recv_post(x, in) : IBC_OK;
 	if (a->write || a->kind == LK_OR || a->kind == LK_RTT_POOL || a->kind == LK_COPY ||
 	    a->kind == LK_COPY_PEER || x->rank > in->p)
 		return IBC_OK;
@@ -775,6 +903,8 @@ static int lk_teardown(struct ibc_suite_op *o)
 		return IBC_OK;
 	if (in->pool)
 		(void)ibc_logp_pool_close(in->pool);
+	if (in->grp)
+		(void)ibc_xport_mcast_leave(o->ctx->x, in->grp);
 	if (in->mr)
 		(void)ibc_xport_mr_dereg(o->ctx->x, in->mr);
 	if (in->src)
@@ -817,6 +947,9 @@ static int lk_setup(struct ibc_suite_op *o)
 
 	if (a->inl && o->pt->bytes > x->caps.max_inline)
 		return IBC_ERR_UNSUPPORTED; /* inline only up to the transport's inline size */
+	if (a->kind == LK_RTT_MCAST &&
+	    (o->pt->bytes > 0 ? o->pt->bytes : 1) + SEQ_BYTES > x->caps.mcast_mtu)
+		return IBC_ERR_UNSUPPORTED; /* a datagram: up to the multicast MTU */
 	in = calloc(1, sizeof(*in));
 	if (in == NULL)
 		return IBC_ERR_NOMEM;
@@ -825,7 +958,9 @@ static int lk_setup(struct ibc_suite_op *o)
 	in->slot = PAD8(in->m);
 	if (a->kind >= LK_COPY) /* each copy of a sample on lines of its own */
 		in->slot = (in->m + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
-	in->p = a->kind == LK_PRTT || a->kind >= LK_COPY ? 1 : (int)o->fanin;
+	if (a->kind == LK_RTT_MCAST) /* room for the datagram's iteration */
+		in->slot += SEQ_BYTES;
+	in->p = p_fixed(a) ? 1 : (int)o->fanin;
 	in->nranks = x->size;
 	in->validate = o->ctx->cli->validate;
 	in->kmax = in->validate && a->kind == LK_PRTT ? a->prtt_n : 1;
@@ -850,9 +985,11 @@ static int lk_setup(struct ibc_suite_op *o)
 	if (rc == IBC_OK)
 		rc = slots_alloc(x, in, a->user,
 				 in->flags_off > 0 ? in->flags_off + (size_t)x->size * CACHE_LINE : slots);
-	/* the message(s), then 8 bytes of ones: a flag's source */
+	/* the message(s), (rtt-mcast: the iteration,) then 8 bytes of ones: a
+	 * flag's source */
 	if (rc == IBC_OK)
-		rc = ibc_xport_mr_alloc(x, (in->validate ? slots : in->slot) + 8,
+		rc = ibc_xport_mr_alloc(x, (in->validate ? slots : in->slot) + 8 +
+					(a->kind == LK_RTT_MCAST ? SEQ_BYTES : 0),
 					IBC_XPORT_ACCESS_LOCAL_WRITE, &in->src);
 	if (rc == IBC_OK) {
 		memset(in->mr->addr, 0, in->mr->len);
@@ -866,6 +1003,8 @@ static int lk_setup(struct ibc_suite_op *o)
 		rc = ibc_xport_connect(x, NULL);
 	if (rc == IBC_OK && a->kind == LK_PRTT && a->prtt_d)
 		rc = prtt_delay(o, in, a);
+	if (rc == IBC_OK && a->kind == LK_RTT_MCAST) /* joined before the first datagram */
+		rc = ibc_xport_mcast_join_new(x, (uint32_t)o->pt->bytes, x->rank <= 1, &in->grp);
 	if (rc != IBC_OK)
 		(void)lk_teardown(o);
 	return rc;
@@ -879,6 +1018,9 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 
 	if (a->kind == LK_RTT_POOL)
 		snprintf(buf, cap, "kernel=rtt-1n;op=send;post=single;via=receive-pool;p=%d", in->p);
+	else if (a->kind == LK_RTT_MCAST)
+		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu",
+			 (unsigned long long)in->resent, (unsigned long long)in->stale);
 	else if (a->kind >= LK_COPY)
 		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1",
 			 a->kind == LK_COPY ? "own" : "peer");
@@ -911,7 +1053,7 @@ static const struct lk_arg args[] = {
 	{ LK_COPY, 1, 0, 0, 0, 0, 0, 0, 0 }, { LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_OS, 1, 0, 0, 0, 0, 1, 0, 0 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1, 0 }, { LK_OS, 1, 0, 0, 0, 0, 1, 0, 1 },
-	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 2, 0 },
+	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_RTT_MCAST, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -928,6 +1070,9 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		[LK_PRTT] = "LogGP: PRTT(n, d, s) between ranks 0 and 1",
 		[LK_RTT_POOL] = "RTT(p) 1:n through the two-sided receive pool the collectives "
 				"send on (header, routing, the receive posted again), per peer",
+		[LK_RTT_MCAST] = "RTT of a multicast datagram from rank 0 to the group of ranks 0 "
+				 "and 1, and rank 1's write back (RGM's release, then a gather "
+				 "step; a lost datagram sent again after 2 ms)",
 		[LK_COPY] = "c(s): a local memcpy of s bytes from rank 0's own warm buffer",
 		[LK_COPY_PEER] = "c_peer(s): rank 0's memcpy of s bytes rank 1 has just written to it",
 	};
@@ -955,6 +1100,9 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		case LK_RTT_POOL:
 			snprintf(names[i], sizeof(names[i]), "rtt-pool-1n");
 			break;
+		case LK_RTT_MCAST:
+			snprintf(names[i], sizeof(names[i]), "rtt-mcast");
+			break;
 		case LK_PRTT:
 			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",
 				 a->prtt_n == 1 ? "1" : a->prtt_d ? "d" : "n");
@@ -967,6 +1115,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		if (a->kind >= LK_COPY)
 			snprintf(descs[i], sizeof(descs[i]), "%s (the all-to-alls' local copies)",
 				 what[a->kind]);
+		else if (a->kind == LK_RTT_MCAST)
+			snprintf(descs[i], sizeof(descs[i]), "%s", what[a->kind]);
 		else if (a->kind == LK_PRTT)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
 				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");
@@ -983,7 +1133,7 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 					  "writes" : "");
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
-			.flags = (a->kind == LK_PRTT || a->kind >= LK_COPY ? 0 : IBC_SUITE_V_FANIN) |
+			.flags = (p_fixed(a) ? 0 : IBC_SUITE_V_FANIN) |
 				 IBC_SUITE_V_NO_B2B | IBC_SUITE_V_ONE_SIDED |
 				 (a->all ? IBC_SUITE_V_PRIMED : 0),
 			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
@@ -1010,6 +1160,21 @@ static void info(FILE *out)
 		     "        DIR/logp-derived.csv (L(p), L_list(p), LogGP's o, g, L, G)\n");
 }
 
+static double opt_mcast_drop;
+
+static const struct ibc_opt opts[] = {
+	{ .name = "mcast-drop", .type = IBC_OPT_DOUBLE, .dest = &opt_mcast_drop, .metavar = "P",
+	  .help = "rtt-mcast: probability that a member discards a multicast datagram (seeded; "
+		  "the kernel sends it again; shm and verbs)", .min = 0, .max = 1 },
+	IBC_OPT_END
+};
+
+static void xport_params(struct ibc_xport_params *xp)
+{
+	xp->mcast_drop = opt_mcast_drop;
+	xp->drop_seed = 1;
+}
+
 static const size_t dflt_sizes[] = { 1, 4096 };
 static const long dflt_p[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
 			       20, 24, 28, 32, 40, 48, 56, 63 };
@@ -1029,6 +1194,8 @@ const struct ibc_suite_def ibc_logp_suite = {
 	.nsizes = sizeof(dflt_sizes) / sizeof(dflt_sizes[0]),
 	.fanins = dflt_p,
 	.nfanins = sizeof(dflt_p) / sizeof(dflt_p[0]),
+	.opts = opts,
+	.xport_params = xport_params,
 	.variants_fill = variants_fill,
 	/* the model predicts back-to-back collectives (paper_us) from these
 	 * rows' window-mode figures; primed, the kernels were faster than those

@@ -14,7 +14,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-logp"
 tap_tmp logp
-echo "1..15"
+echo "1..17"
 
 timeout 300 "$IBCHAR" run logp barrier alltoall --ranks 2,8 --sizes 1,4096 --iters 50 --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -22,7 +22,7 @@ ok $rc "ibchar run logp barrier alltoall exits 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -10
 R=$tmp/a/results.csv
 # every fan-in kernel at N = 8: p = 1..7 at 1 B (the inline ones too) and 4096 B (not inline)
-bad=$("$BUILD/bin/ibchar-logp" --list | grep -Ev '^(loggp|copy)' | while read -r v; do
+bad=$("$BUILD/bin/ibchar-logp" --list | grep -Ev '^(loggp|copy|rtt-mcast)' | while read -r v; do
 	for b in 1 4096; do
 		case $v-$b in *inline-4096) continue ;; esac
 		c=$(awk -F, -v v="$v" -v b="$b" 'NR > 1 && $2 == "logp" && $3 == v && $9 == 8 &&
@@ -35,6 +35,12 @@ c=$(grep -c ',logp,loggp-prtt[1nd],' "$R")
 [ "$c" -eq 12 ]; ok $? "PRTT kernels: 3 x 2 sizes x 2 N ($c rows)"
 c=$(grep -cE ',logp,copy(-peer)?,ibchar,shm,[^,]*,[^,]*,[^,]*,[28],(1|4096),,' "$R")
 [ "$c" -eq 8 ]; ok $? "copy kernels: 2 x 2 sizes x 2 N, no fanin ($c rows)"
+# rtt-mcast: ranks 0 and 1 alone, no fanin; 4096 B and its 8-byte iteration
+# are past shm's multicast MTU (4096): no row
+c=$(grep -cE ',logp,rtt-mcast,ibchar,shm,[^,]*,[^,]*,[^,]*,[28],1,,.*kernel=rtt-mcast;.*p=1' "$R")
+c4=$(grep -c ',logp,rtt-mcast,.*,4096,' "$R")
+[ "$c" -eq 2 ] && [ "$c4" -eq 0 ]
+ok $? "rtt-mcast: one row per N at 1 B, no fanin; none at 4096 B ($c, $c4 rows)"
 F=$tmp/a/fits.csv
 c=$(grep -cE ',min,(ov|rtt),8,.*,ok,[0-9.]+,(rtt|ov)[1-6]' "$F")
 [ "$c" -ge 20 ]; ok $? "fits.csv: most of the 28 kernels x sizes fitted at N = 8 (min: $c)"
@@ -54,8 +60,9 @@ for v in hrwg de bruck pairwise direct; do grep -q "^alltoall,$v,shm,8,4096," "$
 [ -z "$miss" ]; ok $? "lop-model.csv predicts every algorithm's rows${miss:+ (missing:$miss)}"
 grep -q "LoP closed loop" "$tmp/sum" && grep -q "per algorithm (rows modelled), mean |err|" "$tmp/sum" &&
 	grep -q "^copy term: each algorithm's local copies" "$tmp/sum" &&
-	grep -q "^user-write term: each write into" "$tmp/sum"
-ok $? "ibchar run prints the closed loop's table, with the copy and user-write terms"
+	grep -q "^user-write term: each write into" "$tmp/sum" &&
+	grep -q "^multicast release: costed by rtt-mcast" "$tmp/sum"
+ok $? "ibchar run prints the closed loop's table, with the copy and user-write terms and the release's kernel"
 # N = 8 on fewer than 8 PUs is not modelled; on 8 or more the model picks l
 grep -q '^barrier,rds,shm,65536,1,,[0-9]' "$tmp/a/lop-extrapolation.csv" &&
 	grep -Eq '^shm,2,1,.*,1,[0-9.]+,1\.000,ok$' "$tmp/a/lop-fanin.csv" &&
@@ -89,3 +96,12 @@ c=$(grep -c ',logp,rtt-pool-1n,.*valid=1' "$tmp/pool/results.csv" 2>/dev/null)
 [ $rc -eq 0 ] && [ "$c" -eq 17 ]
 ok $? "rtt-pool-1n at N = 21: p = 1..16 and 20 set up at once, every row valid ($c of 17, exit $rc)"
 [ $rc -eq 0 ] || tail -5 "$tmp/pool.err" | sed 's/^/# /'
+
+# rtt-mcast loses datagrams (--mcast-drop): rank 0 sends each again until
+# rank 1 answers; every row still valid, the resends counted; rank 2 idle
+timeout 300 "$BUILD/bin/ibchar-logp" --xport shm --ranks 3 --variants rtt-mcast --sizes 8,64 \
+	--iters 100 --warmup 5 --validate --mcast-drop 0.2 --out "$tmp/mc" >/dev/null 2>"$tmp/mc.err"; rc=$?
+c=$(grep -c ',logp,rtt-mcast,.*valid=1;.*resent=[1-9]' "$tmp/mc/results.csv" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$c" -eq 2 ]
+ok $? "rtt-mcast with 20% of datagrams lost: both rows valid, resends counted ($c of 2, exit $rc)"
+[ $rc -eq 0 ] || tail -5 "$tmp/mc.err" | sed 's/^/# /'

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..70"
+echo "1..74"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -101,6 +101,9 @@ case_run "logp os-write-user-all" bytes os-write-user-all os-write-user os-write
 	"os-write-user-all rank 0: 1 wrong bytes" $G --variants os-write-user-all,os-write-user
 case_run "logp rtt-pool-1n" bytes rtt-pool-1n rtt-send-1n rtt-pool-1n:20 \
 	"rtt-pool-1n rank 2: 1 wrong bytes" $G --variants rtt-pool-1n,rtt-send-1n
+# the datagram from rank 0, corrupted, is rank 1's to find
+case_run "logp rtt-mcast" bytes rtt-mcast rtt-write-1n rtt-mcast:20 \
+	"rtt-mcast rank 1: 1 wrong bytes" $G --variants rtt-mcast,rtt-write-1n
 case_run "logp rtt-write-readout-1n" bytes rtt-write-readout-1n rtt-write-1n \
 	rtt-write-readout-1n:20 "rtt-write-readout-1n rank 2: 1 wrong bytes" \
 	$G --variants rtt-write-readout-1n,rtt-write-1n
