@@ -36,7 +36,7 @@ int ibc_xport_shm_mcast_send(struct shm *st, struct ibc_xport *x, const struct i
 	/* readers of the slot's previous lap see it change under them */
 	atomic_store_explicit(&slot->seq, 0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	d = slot->data;
+	d = grp_data(g->seg, slot, (uint32_t)total);
 	for (int i = 0; i < wr->num_sge; i++) {
 		memcpy(d, iov[i].iov_base, iov[i].iov_len);
 		d += iov[i].iov_len;
@@ -75,7 +75,7 @@ void ibc_xport_shm_group_pull(struct shm *st, struct ibc_xport *x, struct group 
 		src = gs->src;
 		if (len > SHM_MCAST_MTU)
 			len = SHM_MCAST_MTU;
-		memcpy(g->bounce, gs->data, len);
+		memcpy(g->bounce, grp_data(g->seg, gs, len), len);
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&gs->seq, memory_order_relaxed) != v)
 			continue; /* overwritten while copied: the check above counts it */

@@ -12,7 +12,8 @@
  *     completion and publishes it with a release store of done = seq + 1; the
  *     owner reports completions in ring order.
  * Multicast is one publish, as on a fabric with hardware multicast: a group is
- * a ring of SHM_GROUP_DEPTH datagram slots in its own segment
+ * a ring of SHM_GROUP_DEPTH datagram slots in its own segment (a line each,
+ * the payload in it when small, else in a page of its own: shm_priv.h)
  * ("<prefix>-g<id>", made by the first member to join, unlinked at close);
  * a sender claims the next datagram number (fetch-add), copies the payload
  * into its slot once and publishes it (seq = number + 1, release), whatever
