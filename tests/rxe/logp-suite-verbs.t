@@ -2,8 +2,8 @@
 # tests/rxe/logp-suite-verbs.t - the LoP suite on the verbs transport in one
 # Soft-RoCE guest, with the barrier and all-to-all suites it predicts: the
 # kernels' rows at N = 2, 4, 8, the fits (fits.csv, verbs rows fitted at
-# N = 8), and the closed loop's table (lop-model.csv) for every barrier
-# algorithm (make check-rxe).  IBC_RXE_RESULTS=DIR keeps the results.
+# N = 8), rtt-mcast at each N, and the closed loop's table (lop-model.csv)
+# for every barrier algorithm (make check-rxe).  IBC_RXE_RESULTS=DIR keeps the results.
 # shellcheck source=tests/rxe/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +11,7 @@ BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
 B=$BUILD/bin/ibchar
 [ -n "$(rdma_active_dev)" ] || tap_skip_all "no RDMA device with an active port"
 [ -x "$B" ] && [ -x "$BUILD/bin/ibchar-logp" ] || tap_skip_all "$B or ibchar-logp not built"
-tap_plan 4
+tap_plan 5
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
@@ -35,6 +35,11 @@ for v in rpe rds rgm pe ds; do
 	done
 done
 tap_ok "$bad" "... lop-model.csv predicts every barrier algorithm on verbs"
+# rtt-mcast: a UD multicast datagram and a write back, at each N, and the
+# closed loop costs RGM's release by it
+c=$(grep -cE ',logp,rtt-mcast,ibchar,verbs,[^,]*,[^,]*,[^,]*,[248],1,,' "$out/results.csv" 2>/dev/null)
+[ "$c" -eq 3 ] && grep -q '^multicast release: costed by rtt-mcast' "$out/sum"
+tap_ok $? "... rtt-mcast at N = 2, 4, 8 over verbs ($c rows), RGM's release costed by it"
 sed -n '/LoP closed loop/,$p' "$out/sum" | sed 's/^/# /' | head -60
 [ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out"/*.csv "$out/sum" "$out/log" "$IBC_RXE_RESULTS/" 2>/dev/null
 exit $((TAP_FAILED > 0))
