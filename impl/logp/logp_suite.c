@@ -1,4 +1,6 @@
-/* The LoP suite's kernels (logp_suite.h) on the suite driver. */
+/* The LoP suite's kernels (logp_suite.h) on the suite driver: set-up, the
+ * kernels' timed iterations, validation and the table (the message
+ * primitives: logp_msg.c; rtt-mcast: logp_mcast.c; logp_kernel.h). */
 #include "logp/logp_suite.h"
 
 #include "boot/boot.h"
@@ -8,80 +10,12 @@
 #include "core/stats.h"
 #include "core/timer.h"
 #include "logp/logp_fits.h"
+#include "logp/logp_kernel.h"
 #include "logp/logp_pool.h"
 #include "xport/xport.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define WAIT_NS 30000000000LL
-#define LK_TAG 0x10C9ULL
-#define FLAG_MIN (1ULL << 56) /* a slot's last word once the message's last byte (1) is in */
-#define PAD8(n) (((n) + 7) & ~(size_t)7)
-#define PRTT_PROBES 21
-#define MAX_P 1024 /* peers per kernel */
-#define COPY_N 16  /* copies per sample of the copy kernel (copy-peer: 1) */
-#define CACHE_LINE 64
-#define RESEND_NS 2000000LL /* rtt-mcast: rank 0 sends its datagram again after 2 ms */
-#define SEQ_BYTES 8         /* rtt-mcast: the iteration behind each datagram's payload */
-
-enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_RTT_MCAST, LK_COPY,
-	       LK_COPY_PEER };
-
-struct lk_arg {
-	enum lk_kind kind;
-	int write;     /* RDMA WRITE instead of SEND */
-	int list;      /* the p requests as one post list */
-	int inl;       /* inline */
-	int prtt_n;    /* PRTT: messages */
-	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
-	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
-	int readout;   /* RTT 1:n write: each end copies out the block it received, untimed;
-			  2: and the flag the reader waits for is a write of its own behind
-			  the block, on a line of its own (HRWG's tail flag) */
-	int all;       /* o_s: every rank posts to its p next ranks at once, not rank 0 alone */
-};
-
-/* --validate: every message of an iteration has its own source slot (one
- * per destination and index, kmax indices: PRTT's n messages, else 1) and
- * lands in its own slot of the receiver (one per source and index), filled
- * before the iteration with the pattern of its source, destination,
- * iteration and index (suite.h; its last byte, the arrival flag of a write,
- * with the low bit set) and checked after it (prepare, validate: untimed,
- * the ranks lined up around it: IBC_SUITE_V_ONE_SIDED); a write's flag is
- * then cleared there, not in the timed wait.  Unvalidated, every message
- * goes from one buffer of ones and into the slot of its source. */
-struct lk_inst {
-	struct ibc_xport_mr *mr;      /* N * kmax slots: writes land at the end of the writer's, receives at the start */
-	struct ibc_xport_mr *src;     /* the message(s): one slot, or N * kmax validated */
-	struct ibc_xport_rdesc *rd;   /* every rank's mr */
-	size_t m, slot;
-	int p;
-	int nranks;
-	size_t flags_off;             /* readout 2: the flag lines in mr (one per source), 0 none */
-	int kmax;                     /* messages from one rank to another per iteration with their own slot */
-	int validate;
-	double d_us;                  /* PRTT's delay */
-	long done_iter;               /* the iteration whose arrivals are unchecked, or 0 */
-	uint64_t bad;                 /* wrong bytes received */
-	long bad_iter;                /* the first */
-	int bad_from, bad_k;
-	size_t bad_off;
-	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
-	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory);
-					 readout's (every rank's) */
-	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
-	struct ibc_logp_pool *pool;   /* rtt-pool-1n: its transport and receive pool */
-	struct ibc_xport_mcast *grp;  /* rtt-mcast: the group of ranks 0 and 1 */
-	uint64_t resent, stale;       /* rtt-mcast: datagrams sent again (rank 0), and
-					 received twice and dropped (rank 1) */
-	int ack_due;                  /* copy-peer: rank 0 owes rank 1 its slot back, rank 1 awaits it */
-};
-
-/* a message of an iteration as one end sees it */
-struct lk_msg {
-	int peer, k, write;
-};
 
 static const struct lk_arg *arg_of(const struct ibc_suite_op *o)
 {
@@ -116,278 +50,7 @@ static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 	return IBC_OK;
 }
 
-/* the offset of slot (from, k) in mr; of (to, k) in src */
-static size_t slot_of(const struct lk_inst *in, int rank, int k)
-{
-	return ((size_t)rank * (size_t)in->kmax + (size_t)(k % in->kmax)) * in->slot;
-}
-
-/* the message k of this rank into peer's slot (this rank, k) (WRITE) or to
- * its next receive (SEND) */
-static void msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
-		   int peer, int k, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr)
-{
-	sge->addr = (uintptr_t)in->src->addr + (in->validate ? slot_of(in, peer, k) : 0);
-	sge->len = (uint32_t)in->m;
-	sge->lkey = in->src->lkey;
-	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = LK_TAG;
-	wr->opcode = write ? IBC_XPORT_OP_WRITE : IBC_XPORT_OP_SEND;
-	wr->flags = IBC_XPORT_WR_SIGNALED | (a->inl ? IBC_XPORT_WR_INLINE : 0);
-	wr->peer = peer;
-	wr->num_sge = 1;
-	wr->sge = sge;
-	if (write) {
-		wr->remote_addr = in->rd[peer].addr + slot_of(in, x->rank, k) + in->slot - in->m;
-		wr->rkey = in->rd[peer].rkey;
-	}
-}
-
-/* readout 2: the flag behind a write to peer, into this rank's flag line
- * there (8 bytes of ones from the end of src, inline where the transport
- * can) */
-static void flag_wr(const struct ibc_xport *x, const struct lk_inst *in, int peer,
-		    struct ibc_xport_sge *sge, struct ibc_xport_wr *wr)
-{
-	sge->addr = (uintptr_t)in->src->addr + in->src->len - 8;
-	sge->len = 8;
-	sge->lkey = in->src->lkey;
-	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = LK_TAG;
-	wr->opcode = IBC_XPORT_OP_WRITE;
-	wr->flags = IBC_XPORT_WR_SIGNALED | (x->caps.max_inline >= 8 ? IBC_XPORT_WR_INLINE : 0);
-	wr->peer = peer;
-	wr->num_sge = 1;
-	wr->sge = sge;
-	wr->remote_addr = in->rd[peer].addr + in->flags_off + (size_t)x->rank * CACHE_LINE;
-	wr->rkey = in->rd[peer].rkey;
-}
-
-/* this rank's message to each of its p next ranks (rank 0's to 1..p), each
- * followed by its flag (readout 2); returns the requests in wrs (room for
- * 2 p with a flag: run_rtt_1n's, the one kernel with readout 2) */
-static int wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
-			int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
-{
-	int i, n = 0, peer;
-
-	for (i = 0; i < in->p; i++) {
-		peer = (x->rank + i + 1) % in->nranks;
-		msg_wr(x, in, a, peer, 0, write, &sge[n], &wrs[n]);
-		n++;
-		if (write && in->flags_off > 0) {
-			flag_wr(x, in, peer, &sge[n], &wrs[n]);
-			n++;
-		}
-	}
-	return n;
-}
-
-/* Posts wrs[0..n): one call (list) or one call each. */
-static int post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int list)
-{
-	int posted, i, rc = IBC_OK;
-
-	if (list)
-		return ibc_xport_post(x, wrs, n, &posted);
-	for (i = 0; i < n && rc == IBC_OK; i++)
-		rc = ibc_xport_post(x, &wrs[i], 1, &posted);
-	return rc;
-}
-
-/* Waits for n completions on cq (all of them this kernel's). */
-static int reap(struct ibc_xport *x, int cq, int n)
-{
-	struct ibc_xport_wc wc;
-	int rc;
-
-	while (n-- > 0) {
-		rc = ibc_xport_cq_wait(x, cq, WAIT_NS, &wc);
-		if (rc != IBC_OK)
-			return rc;
-		if (wc.status != IBC_OK) {
-			ibc_error("logp: completion error from rank %d: %s", wc.peer, wc.reason);
-			return wc.status;
-		}
-	}
-	return IBC_OK;
-}
-
-/* Posts n receives from peer (the k-th into its slot k). */
-static int recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, int n, int list)
-{
-	struct ibc_xport_sge sge[IBC_LOGP_PRTT_N];
-	struct ibc_xport_recv_wr rw[IBC_LOGP_PRTT_N];
-	int i, posted, rc = IBC_OK;
-
-	for (i = 0; i < n; i++) {
-		sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + slot_of(in, from, i),
-						 (uint32_t)in->slot, in->mr->lkey };
-		rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = from, .num_sge = 1,
-						    .sge = &sge[i] };
-	}
-	if (list)
-		return ibc_xport_recv_post(x, rw, n, &posted);
-	for (i = 0; i < n && rc == IBC_OK; i++)
-		rc = ibc_xport_recv_post(x, &rw[i], 1, &posted);
-	return rc;
-}
-
-/* where a received message lies: at the start of its slot (a receive) or
- * at its end (a write) */
-static const unsigned char *msg_in(const struct lk_inst *in, const struct lk_msg *g)
-{
-	return (const unsigned char *)in->mr->addr + slot_of(in, g->peer, g->k) +
-	       (g->write ? in->slot - in->m : 0);
-}
-
-/* readout 2: the line of mr whose word is the flag of source from's block */
-static uint64_t *flag_line(const struct lk_inst *in, int from)
-{
-	return (uint64_t *)((unsigned char *)in->mr->addr + in->flags_off + (size_t)from * CACHE_LINE);
-}
-
-/* the last word of slot (from, k): a write's arrival flag */
-static uint64_t *flag_of(const struct lk_inst *in, int from, int k)
-{
-	return (uint64_t *)((unsigned char *)in->mr->addr + slot_of(in, from, k) + in->slot - 8);
-}
-
-/* One message from peer: its receive completion (SEND), or its last byte
- * in its slot (WRITE), which is then cleared for the next (validated: after
- * the check, in prepare). */
-static int msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int write)
-{
-	uint64_t *w;
-	int rc;
-
-	if (!write)
-		return reap(x, IBC_XPORT_CQ_RECV, 1);
-	w = in->flags_off > 0 ? flag_line(in, from) : flag_of(in, from, 0);
-	rc = ibc_xport_wait_u64(x, w, FLAG_MIN, WAIT_NS, NULL);
-	if (rc == IBC_OK && (!in->validate || in->flags_off > 0)) /* a flag line is not checked */
-		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
-	return rc;
-}
-
-/* One message to peer, completed. */
-static int msg_send(struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a, int peer,
-		    int write)
-{
-	struct ibc_xport_sge sge[2];
-	struct ibc_xport_wr wr[2];
-	int n = 1, rc;
-
-	msg_wr(x, in, a, peer, 0, write, &sge[0], &wr[0]);
-	if (write && in->flags_off > 0)
-		flag_wr(x, in, peer, &sge[n], &wr[n]), n++;
-	rc = post(x, wr, n, 1);
-	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, n) : rc;
-}
-
 /* ------------------------------------------------------------ kernels -- */
-
-/* rtt-mcast: the iteration number behind the payload (src's second last
- * 8 bytes) */
-static uint64_t *mcast_seq(const struct lk_inst *in)
-{
-	return (uint64_t *)((unsigned char *)in->src->addr + in->src->len - 2 * SEQ_BYTES);
-}
-
-/* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0) */
-static int mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in)
-{
-	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + slot_of(in, 0, 0),
-				     (uint32_t)in->slot, in->mr->lkey };
-	struct ibc_xport_recv_wr rw = { .wr_id = LK_TAG, .peer = IBC_XPORT_PEER_ANY,
-					.mcast = in->grp, .num_sge = 1, .sge = &sge };
-	int posted;
-
-	return ibc_xport_recv_post(x, &rw, 1, &posted);
-}
-
-/* rtt-mcast, rank 1: the datagram of iteration seq (m bytes, then seq);
- * one of an earlier iteration (rank 0 sent it again, and both copies came)
- * is dropped and the receive posted again */
-static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
-{
-	const unsigned char *b = (const unsigned char *)in->mr->addr + slot_of(in, 0, 0);
-	struct ibc_xport_wc wc;
-	uint64_t got;
-	int rc;
-
-	for (;;) {
-		rc = ibc_xport_cq_wait(x, IBC_XPORT_CQ_RECV, WAIT_NS, &wc);
-		if (rc == IBC_OK && wc.status != IBC_OK) {
-			ibc_error("logp: rtt-mcast: a multicast receive failed: %s", wc.reason);
-			rc = wc.status;
-		}
-		if (rc != IBC_OK)
-			return rc;
-		if (wc.byte_len != in->m + SEQ_BYTES) {
-			ibc_error("logp: rtt-mcast: a datagram of %u bytes, not %zu", wc.byte_len,
-				  in->m + SEQ_BYTES);
-			return IBC_ERR_PROTO;
-		}
-		memcpy(&got, b + in->m, sizeof(got));
-		if (got == seq)
-			return IBC_OK;
-		in->stale++;
-		rc = mcast_recv_post(x, in);
-		if (rc != IBC_OK)
-			return rc;
-	}
-}
-
-/* RTT of a multicast datagram (m bytes and the iteration) from rank 0 to
- * the group of ranks 0 and 1, and rank 1's write back: RGM's release,
- * then a gather step.  A datagram may be lost: rank 0 sends it again
- * after RESEND_NS without the write back (counted, resent), as RGM's root
- * does on a NAK, until WAIT_NS. */
-static int run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
-{
-	struct ibc_xport *x = o->ctx->x;
-	uint64_t seq = (uint64_t)o->iter + 1, t0, *w = flag_of(in, 1, 0);
-	struct ibc_xport_sge sge[2];
-	struct ibc_xport_wr wr;
-	int rc, posts = 0;
-
-	if (x->rank == 1) {
-		rc = mcast_await(x, in, seq);
-		return rc == IBC_OK ? msg_send(x, in, a, 0, 1) : rc;
-	}
-	if (x->rank != 0)
-		return IBC_OK;
-	*mcast_seq(in) = seq;
-	msg_wr(x, in, a, 1, 0, 0, &sge[0], &wr);
-	sge[1] = (struct ibc_xport_sge){ (uintptr_t)mcast_seq(in), SEQ_BYTES, in->src->lkey };
-	wr.opcode = IBC_XPORT_OP_MCAST_SEND;
-	wr.mcast = in->grp;
-	wr.num_sge = 2;
-	t0 = ibc_timer_ticks();
-	for (;;) {
-		rc = post(x, &wr, 1, 0);
-		posts += rc == IBC_OK;
-		if (rc == IBC_OK)
-			rc = ibc_xport_wait_u64(x, w, FLAG_MIN, RESEND_NS, NULL);
-		if (rc != IBC_ERR_TIMEOUT)
-			break;
-		if (ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) * 1e3 > (double)WAIT_NS) {
-			ibc_error("logp: rtt-mcast: no answer from rank 1 to %d datagrams of iteration "
-				  "%ld", posts, o->iter);
-			break;
-		}
-		in->resent++;
-		rc = reap(x, IBC_XPORT_CQ_SEND, posts); /* before the send queue fills */
-		posts = 0;
-		if (rc != IBC_OK)
-			break;
-	}
-	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0));
-	if (rc == IBC_OK && !in->validate)
-		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
-	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, posts) : rc;
-}
 
 static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
@@ -398,15 +61,15 @@ static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 	int rc;
 
 	if (x->rank == 0 || a->all) {
-		wrs_to_peers(x, in, a, a->write, sge, wrs);
+		ibc_logp_wrs_to_peers(x, in, a, a->write, sge, wrs);
 		t0 = ibc_timer_ticks();
-		rc = post(x, wrs, in->p, a->list);
+		rc = ibc_logp_post(x, wrs, in->p, a->list);
 		t1 = ibc_timer_ticks();
 		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0) / in->p);
-		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
+		return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
 	}
 	if (!a->write && x->rank <= in->p)
-		return reap(x, IBC_XPORT_CQ_RECV, 1);
+		return ibc_logp_reap(x, IBC_XPORT_CQ_RECV, 1);
 	return IBC_OK;
 }
 
@@ -436,17 +99,17 @@ static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 		t1 = ibc_timer_ticks();
 		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(t1 - t0) / in->p);
 		/* untimed: let the peers send into them */
-		wrs_to_peers(x, in, a, 1, gsge, go);
+		ibc_logp_wrs_to_peers(x, in, a, 1, gsge, go);
 		if (rc == IBC_OK)
-			rc = post(x, go, in->p, 1);
+			rc = ibc_logp_post(x, go, in->p, 1);
 		if (rc == IBC_OK)
-			rc = reap(x, IBC_XPORT_CQ_SEND, in->p);
-		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_RECV, in->p) : rc;
+			rc = ibc_logp_reap(x, IBC_XPORT_CQ_SEND, in->p);
+		return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_RECV, in->p) : rc;
 	}
 	if (x->rank > in->p)
 		return IBC_OK;
-	rc = msg_wait(x, in, 0, 1);
-	return rc == IBC_OK ? msg_send(x, in, a, 0, 0) : rc;
+	rc = ibc_logp_msg_wait(x, in, 0, 1);
+	return rc == IBC_OK ? ibc_logp_msg_send(x, in, a, 0, 0) : rc;
 }
 
 /* readout: the block from peer copied out of its slot, as an all-to-all
@@ -469,21 +132,21 @@ static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	int i, rc, n;
 
 	if (x->rank == 0) {
-		n = wrs_to_peers(x, in, a, a->write, sge, wrs);
+		n = ibc_logp_wrs_to_peers(x, in, a, a->write, sge, wrs);
 		t0 = ibc_timer_ticks();
-		rc = post(x, wrs, n, a->list);
+		rc = ibc_logp_post(x, wrs, n, a->list);
 		for (i = 0; i < in->p && rc == IBC_OK; i++)
-			rc = msg_wait(x, in, i + 1, a->write);
+			rc = ibc_logp_msg_wait(x, in, i + 1, a->write);
 		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) / in->p);
 		for (i = 0; i < in->p && rc == IBC_OK && a->readout; i++)
 			readout(in, i + 1);
-		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, n) : rc;
+		return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, n) : rc;
 	}
 	if (x->rank > in->p)
 		return IBC_OK;
-	rc = msg_wait(x, in, 0, a->write);
+	rc = ibc_logp_msg_wait(x, in, 0, a->write);
 	if (rc == IBC_OK)
-		rc = msg_send(x, in, a, 0, a->write);
+		rc = ibc_logp_msg_send(x, in, a, 0, a->write);
 	if (rc == IBC_OK && a->readout)
 		readout(in, 0);
 	return rc;
@@ -500,21 +163,21 @@ static int run_rtt_n1(struct ibc_suite_op *o, struct lk_inst *in, const struct l
 	ibc_harness_sample_set(o->h, 0); /* only the peers' round trips count */
 	if (x->rank == 0) {
 		for (i = 0, rc = IBC_OK; i < in->p && rc == IBC_OK; i++)
-			rc = msg_wait(x, in, i + 1, a->write);
-		wrs_to_peers(x, in, a, a->write, sge, wrs);
+			rc = ibc_logp_msg_wait(x, in, i + 1, a->write);
+		ibc_logp_wrs_to_peers(x, in, a, a->write, sge, wrs);
 		if (rc == IBC_OK)
-			rc = post(x, wrs, in->p, a->list);
-		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
+			rc = ibc_logp_post(x, wrs, in->p, a->list);
+		return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, in->p) : rc;
 	}
 	if (x->rank > in->p)
 		return IBC_OK;
-	msg_wr(x, in, a, 0, 0, a->write, &one, &wr);
+	ibc_logp_msg_wr(x, in, a, 0, 0, a->write, &one, &wr);
 	t0 = ibc_timer_ticks();
-	rc = post(x, &wr, 1, 0);
+	rc = ibc_logp_post(x, &wr, 1, 0);
 	if (rc == IBC_OK)
-		rc = msg_wait(x, in, 0, a->write);
+		rc = ibc_logp_msg_wait(x, in, 0, a->write);
 	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) / in->p);
-	return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
+	return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
 }
 
 /* PRTT(n, d, s) between ranks 0 and 1, receives posted beforehand (rank 0:
@@ -528,32 +191,32 @@ static int prtt_once(struct ibc_xport *x, struct lk_inst *in, const struct lk_ar
 	int i, rc = IBC_OK;
 
 	if (x->rank == 0) {
-		msg_wr(x, in, a, 1, 0, 0, &sge, &wr);
+		ibc_logp_msg_wr(x, in, a, 1, 0, 0, &sge, &wr);
 		t0 = ibc_timer_ticks();
 		for (i = 0; i < n && rc == IBC_OK; i++) {
 			if (in->kmax > 1 && i > 0) /* validated: message i from its own slot */
-				msg_wr(x, in, a, 1, i, 0, &sge, &wr);
-			rc = post(x, &wr, 1, 0);
+				ibc_logp_msg_wr(x, in, a, 1, i, 0, &sge, &wr);
+			rc = ibc_logp_post(x, &wr, 1, 0);
 			if (d_us > 0 && i < n - 1)
 				ibc_timer_spin_us(d_us);
 		}
 		if (rc == IBC_OK)
-			rc = reap(x, IBC_XPORT_CQ_RECV, 1);
+			rc = ibc_logp_reap(x, IBC_XPORT_CQ_RECV, 1);
 		*us = ibc_timer_ticks_to_us(ibc_timer_ticks() - t0);
-		return rc == IBC_OK ? reap(x, IBC_XPORT_CQ_SEND, n) : rc;
+		return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, n) : rc;
 	}
 	if (x->rank != 1)
 		return IBC_OK;
-	rc = reap(x, IBC_XPORT_CQ_RECV, n);
-	return rc == IBC_OK ? msg_send(x, in, a, 0, 0) : rc;
+	rc = ibc_logp_reap(x, IBC_XPORT_CQ_RECV, n);
+	return rc == IBC_OK ? ibc_logp_msg_send(x, in, a, 0, 0) : rc;
 }
 
 static int prtt_post(struct ibc_xport *x, struct lk_inst *in, int n)
 {
 	if (x->rank == 0)
-		return recv_post(x, in, 1, 1, 0);
+		return ibc_logp_recv_post(x, in, 1, 1, 0);
 	if (x->rank == 1)
-		return recv_post(x, in, 0, n, 1);
+		return ibc_logp_recv_post(x, in, 0, n, 1);
 	return IBC_OK;
 }
 
@@ -620,7 +283,7 @@ static int copy_peer_ack(struct ibc_xport *x, struct lk_inst *in, const struct l
 	if (!in->ack_due)
 		return IBC_OK;
 	if (x->rank == 0) {
-		rc = msg_send(x, in, a, 1, 1);
+		rc = ibc_logp_msg_send(x, in, a, 1, 1);
 	} else {
 		rc = ibc_xport_wait_u64(x, flag_of(in, 0, 0), FLAG_MIN, WAIT_NS, NULL);
 		__atomic_store_n(flag_of(in, 0, 0), 0, __ATOMIC_RELAXED);
@@ -648,7 +311,7 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 		int rc = copy_peer_ack(x, in, a);
 
 		in->ack_due = 1;
-		return rc == IBC_OK ? msg_send(x, in, a, 0, 1) : rc;
+		return rc == IBC_OK ? ibc_logp_msg_send(x, in, a, 0, 1) : rc;
 	}
 	if (x->rank != 0)
 		return IBC_OK;
@@ -705,7 +368,7 @@ static int lk_run(struct ibc_suite_op *o)
 			ibc_harness_sample_set(o->h, us);
 		return rc;
 	case LK_RTT_MCAST:
-		return run_rtt_mcast(o, in, a);
+		return ibc_logp_run_rtt_mcast(o, in, a);
 	case LK_COPY:
 	case LK_COPY_PEER:
 		return run_copy(o, in, a);
@@ -882,16 +545,16 @@ static int lk_prepare(struct ibc_suite_op *o)
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
 	if (a->kind == LK_RTT_MCAST)
-		return x->rank == 1 ? mcast_recv_post(x, in) : IBC_OK;
+		return x->rank == 1 ? ibc_logp_mcast_recv_post(x, in) : IBC_OK;
 	if (a->write || a->kind == LK_OR || a->kind == LK_RTT_POOL || a->kind == LK_COPY ||
 	    a->kind == LK_COPY_PEER || x->rank > in->p)
 		return IBC_OK;
 	if (x->rank != 0)
-		return recv_post(x, in, 0, 1, 0);
+		return ibc_logp_recv_post(x, in, 0, 1, 0);
 	if (a->kind == LK_OS)
 		return IBC_OK;
 	for (i = 1; i <= in->p && rc == IBC_OK; i++)
-		rc = recv_post(x, in, i, 1, 0);
+		rc = ibc_logp_recv_post(x, in, i, 1, 0);
 	return rc;
 }
 

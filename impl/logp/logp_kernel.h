@@ -1,0 +1,129 @@
+/* The LoP suite's kernels, shared between its files (private to
+ * impl/logp): their arguments and instance, where a message lies, and the
+ * message primitives every kernel uses.  logp_suite.c: the kernels on the
+ * suite driver (set-up, validation, the table); logp_msg.c: posting,
+ * reaping and waiting for an iteration's messages; logp_mcast.c: rtt-mcast,
+ * the multicast kernel. */
+#ifndef IBC_LOGP_KERNEL_H
+#define IBC_LOGP_KERNEL_H
+
+#include "logp/logp_suite.h" /* IBC_LOGP_PRTT_N; suite/suite.h */
+#include "xport/xport.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ibc_logp_pool;
+
+#define WAIT_NS 30000000000LL
+#define LK_TAG 0x10C9ULL
+#define FLAG_MIN (1ULL << 56) /* a slot's last word once the message's last byte (1) is in */
+#define PAD8(n) (((n) + 7) & ~(size_t)7)
+#define PRTT_PROBES 21
+#define MAX_P 1024 /* peers per kernel */
+#define COPY_N 16  /* copies per sample of the copy kernel (copy-peer: 1) */
+#define CACHE_LINE 64
+#define SEQ_BYTES 8         /* rtt-mcast: the iteration behind each datagram's payload */
+
+enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_RTT_MCAST, LK_COPY,
+	       LK_COPY_PEER };
+
+struct lk_arg {
+	enum lk_kind kind;
+	int write;     /* RDMA WRITE instead of SEND */
+	int list;      /* the p requests as one post list */
+	int inl;       /* inline */
+	int prtt_n;    /* PRTT: messages */
+	int prtt_d;    /* PRTT: the delay d = PRTT(1, 0, s) */
+	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
+	int readout;   /* RTT 1:n write: each end copies out the block it received, untimed;
+			  2: and the flag the reader waits for is a write of its own behind
+			  the block, on a line of its own (HRWG's tail flag) */
+	int all;       /* o_s: every rank posts to its p next ranks at once, not rank 0 alone */
+};
+
+/* --validate: every message of an iteration has its own source slot (one
+ * per destination and index, kmax indices: PRTT's n messages, else 1) and
+ * lands in its own slot of the receiver (one per source and index), filled
+ * before the iteration with the pattern of its source, destination,
+ * iteration and index (suite.h; its last byte, the arrival flag of a write,
+ * with the low bit set) and checked after it (prepare, validate: untimed,
+ * the ranks lined up around it: IBC_SUITE_V_ONE_SIDED); a write's flag is
+ * then cleared there, not in the timed wait.  Unvalidated, every message
+ * goes from one buffer of ones and into the slot of its source. */
+struct lk_inst {
+	struct ibc_xport_mr *mr;      /* N * kmax slots: writes land at the end of the writer's, receives at the start */
+	struct ibc_xport_mr *src;     /* the message(s): one slot, or N * kmax validated */
+	struct ibc_xport_rdesc *rd;   /* every rank's mr */
+	size_t m, slot;
+	int p;
+	int nranks;
+	size_t flags_off;             /* readout 2: the flag lines in mr (one per source), 0 none */
+	int kmax;                     /* messages from one rank to another per iteration with their own slot */
+	int validate;
+	double d_us;                  /* PRTT's delay */
+	long done_iter;               /* the iteration whose arrivals are unchecked, or 0 */
+	uint64_t bad;                 /* wrong bytes received */
+	long bad_iter;                /* the first */
+	int bad_from, bad_k;
+	size_t bad_off;
+	struct lk_msg *msgs;          /* room for an iteration's messages of this rank */
+	unsigned char *dst;           /* the copy kernels' destination (rank 0's own memory);
+					 readout's (every rank's) */
+	void *umem;                   /* mr's memory when registered with mr_reg (arg user) */
+	struct ibc_logp_pool *pool;   /* rtt-pool-1n: its transport and receive pool */
+	struct ibc_xport_mcast *grp;  /* rtt-mcast: the group of ranks 0 and 1 */
+	uint64_t resent, stale;       /* rtt-mcast: datagrams sent again (rank 0), and
+					 received twice and dropped (rank 1) */
+	int ack_due;                  /* copy-peer: rank 0 owes rank 1 its slot back, rank 1 awaits it */
+};
+
+/* a message of an iteration as one end sees it */
+struct lk_msg {
+	int peer, k, write;
+};
+
+/* the offset of slot (from, k) in mr; of (to, k) in src */
+static inline size_t slot_of(const struct lk_inst *in, int rank, int k)
+{
+	return ((size_t)rank * (size_t)in->kmax + (size_t)(k % in->kmax)) * in->slot;
+}
+
+/* where a received message lies: at the start of its slot (a receive) or
+ * at its end (a write) */
+static inline const unsigned char *msg_in(const struct lk_inst *in, const struct lk_msg *g)
+{
+	return (const unsigned char *)in->mr->addr + slot_of(in, g->peer, g->k) +
+	       (g->write ? in->slot - in->m : 0);
+}
+
+/* readout 2: the line of mr whose word is the flag of source from's block */
+static inline uint64_t *flag_line(const struct lk_inst *in, int from)
+{
+	return (uint64_t *)((unsigned char *)in->mr->addr + in->flags_off + (size_t)from * CACHE_LINE);
+}
+
+/* the last word of slot (from, k): a write's arrival flag */
+static inline uint64_t *flag_of(const struct lk_inst *in, int from, int k)
+{
+	return (uint64_t *)((unsigned char *)in->mr->addr + slot_of(in, from, k) + in->slot - 8);
+}
+
+/* logp_msg.c: an iteration's messages */
+void ibc_logp_msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+		     int peer, int k, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr);
+int ibc_logp_wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in,
+			  const struct lk_arg *a, int write, struct ibc_xport_sge *sge,
+			  struct ibc_xport_wr *wrs);
+int ibc_logp_post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int list);
+int ibc_logp_reap(struct ibc_xport *x, int cq, int n);
+int ibc_logp_recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, int n, int list);
+int ibc_logp_msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int write);
+int ibc_logp_msg_send(struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+		      int peer, int write);
+
+/* logp_mcast.c: rtt-mcast */
+int ibc_logp_mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in);
+int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a);
+
+#endif

@@ -1,0 +1,112 @@
+/* The LoP suite's multicast kernel, rtt-mcast (logp_kernel.h). */
+#include "logp/logp_kernel.h"
+
+#include "core/log.h"
+#include "core/status.h"
+#include "core/timer.h"
+
+#include <string.h>
+
+#define RESEND_NS 2000000LL /* rank 0 sends its datagram again after 2 ms */
+
+/* rtt-mcast: the iteration number behind the payload (src's second last
+ * 8 bytes) */
+static uint64_t *mcast_seq(const struct lk_inst *in)
+{
+	return (uint64_t *)((unsigned char *)in->src->addr + in->src->len - 2 * SEQ_BYTES);
+}
+
+/* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0) */
+int ibc_logp_mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in)
+{
+	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + slot_of(in, 0, 0),
+				     (uint32_t)in->slot, in->mr->lkey };
+	struct ibc_xport_recv_wr rw = { .wr_id = LK_TAG, .peer = IBC_XPORT_PEER_ANY,
+					.mcast = in->grp, .num_sge = 1, .sge = &sge };
+	int posted;
+
+	return ibc_xport_recv_post(x, &rw, 1, &posted);
+}
+
+/* rtt-mcast, rank 1: the datagram of iteration seq (m bytes, then seq);
+ * one of an earlier iteration (rank 0 sent it again, and both copies came)
+ * is dropped and the receive posted again */
+static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
+{
+	const unsigned char *b = (const unsigned char *)in->mr->addr + slot_of(in, 0, 0);
+	struct ibc_xport_wc wc;
+	uint64_t got;
+	int rc;
+
+	for (;;) {
+		rc = ibc_xport_cq_wait(x, IBC_XPORT_CQ_RECV, WAIT_NS, &wc);
+		if (rc == IBC_OK && wc.status != IBC_OK) {
+			ibc_error("logp: rtt-mcast: a multicast receive failed: %s", wc.reason);
+			rc = wc.status;
+		}
+		if (rc != IBC_OK)
+			return rc;
+		if (wc.byte_len != in->m + SEQ_BYTES) {
+			ibc_error("logp: rtt-mcast: a datagram of %u bytes, not %zu", wc.byte_len,
+				  in->m + SEQ_BYTES);
+			return IBC_ERR_PROTO;
+		}
+		memcpy(&got, b + in->m, sizeof(got));
+		if (got == seq)
+			return IBC_OK;
+		in->stale++;
+		rc = ibc_logp_mcast_recv_post(x, in);
+		if (rc != IBC_OK)
+			return rc;
+	}
+}
+
+/* RTT of a multicast datagram (m bytes and the iteration) from rank 0 to
+ * the group of ranks 0 and 1, and rank 1's write back: RGM's release,
+ * then a gather step.  A datagram may be lost: rank 0 sends it again
+ * after RESEND_NS without the write back (counted, resent), as RGM's root
+ * does on a NAK, until WAIT_NS. */
+int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	uint64_t seq = (uint64_t)o->iter + 1, t0, *w = flag_of(in, 1, 0);
+	struct ibc_xport_sge sge[2];
+	struct ibc_xport_wr wr;
+	int rc, posts = 0;
+
+	if (x->rank == 1) {
+		rc = mcast_await(x, in, seq);
+		return rc == IBC_OK ? ibc_logp_msg_send(x, in, a, 0, 1) : rc;
+	}
+	if (x->rank != 0)
+		return IBC_OK;
+	*mcast_seq(in) = seq;
+	ibc_logp_msg_wr(x, in, a, 1, 0, 0, &sge[0], &wr);
+	sge[1] = (struct ibc_xport_sge){ (uintptr_t)mcast_seq(in), SEQ_BYTES, in->src->lkey };
+	wr.opcode = IBC_XPORT_OP_MCAST_SEND;
+	wr.mcast = in->grp;
+	wr.num_sge = 2;
+	t0 = ibc_timer_ticks();
+	for (;;) {
+		rc = ibc_logp_post(x, &wr, 1, 0);
+		posts += rc == IBC_OK;
+		if (rc == IBC_OK)
+			rc = ibc_xport_wait_u64(x, w, FLAG_MIN, RESEND_NS, NULL);
+		if (rc != IBC_ERR_TIMEOUT)
+			break;
+		if (ibc_timer_ticks_to_us(ibc_timer_ticks() - t0) * 1e3 > (double)WAIT_NS) {
+			ibc_error("logp: rtt-mcast: no answer from rank 1 to %d datagrams of iteration "
+				  "%ld", posts, o->iter);
+			break;
+		}
+		in->resent++;
+		rc = ibc_logp_reap(x, IBC_XPORT_CQ_SEND, posts); /* before the send queue fills */
+		posts = 0;
+		if (rc != IBC_OK)
+			break;
+	}
+	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0));
+	if (rc == IBC_OK && !in->validate)
+		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+	return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, posts) : rc;
+}
