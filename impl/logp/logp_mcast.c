@@ -19,7 +19,7 @@ static uint64_t *mcast_seq(const struct lk_inst *in)
 /* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0) */
 int ibc_logp_mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in)
 {
-	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + slot_of(in, 0, 0),
+	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + ibc_logp_slot_of(in, 0, 0),
 				     (uint32_t)in->slot, in->mr->lkey };
 	struct ibc_xport_recv_wr rw = { .wr_id = LK_TAG, .peer = IBC_XPORT_PEER_ANY,
 					.mcast = in->grp, .num_sge = 1, .sge = &sge };
@@ -33,7 +33,7 @@ int ibc_logp_mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in)
  * is dropped and the receive posted again */
 static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 {
-	const unsigned char *b = (const unsigned char *)in->mr->addr + slot_of(in, 0, 0);
+	const unsigned char *b = (const unsigned char *)in->mr->addr + ibc_logp_slot_of(in, 0, 0);
 	struct ibc_xport_wc wc;
 	uint64_t got;
 	int rc;
@@ -69,7 +69,7 @@ static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
-	uint64_t seq = (uint64_t)o->iter + 1, t0, *w = flag_of(in, 1, 0);
+	uint64_t seq = (uint64_t)o->iter + 1, t0, *w = ibc_logp_flag_of(in, 1, 0);
 	struct ibc_xport_sge sge[2];
 	struct ibc_xport_wr wr;
 	int rc, posts = 0;

@@ -6,12 +6,38 @@
 
 #include <string.h>
 
+/* the offset of slot (from, k) in mr; of (to, k) in src */
+size_t ibc_logp_slot_of(const struct lk_inst *in, int rank, int k)
+{
+	return ((size_t)rank * (size_t)in->kmax + (size_t)(k % in->kmax)) * in->slot;
+}
+
+/* where a received message lies: at the start of its slot (a receive) or
+ * at its end (a write) */
+const unsigned char *ibc_logp_msg_in(const struct lk_inst *in, const struct lk_msg *g)
+{
+	return (const unsigned char *)in->mr->addr + ibc_logp_slot_of(in, g->peer, g->k) +
+	       (g->write ? in->slot - in->m : 0);
+}
+
+/* readout 2: the line of mr whose word is the flag of source from's block */
+static uint64_t *flag_line(const struct lk_inst *in, int from)
+{
+	return (uint64_t *)((unsigned char *)in->mr->addr + in->flags_off + (size_t)from * CACHE_LINE);
+}
+
+/* the last word of slot (from, k): a write's arrival flag */
+uint64_t *ibc_logp_flag_of(const struct lk_inst *in, int from, int k)
+{
+	return (uint64_t *)((unsigned char *)in->mr->addr + ibc_logp_slot_of(in, from, k) + in->slot - 8);
+}
+
 /* the message k of this rank into peer's slot (this rank, k) (WRITE) or to
  * its next receive (SEND) */
 void ibc_logp_msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
 		   int peer, int k, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr)
 {
-	sge->addr = (uintptr_t)in->src->addr + (in->validate ? slot_of(in, peer, k) : 0);
+	sge->addr = (uintptr_t)in->src->addr + (in->validate ? ibc_logp_slot_of(in, peer, k) : 0);
 	sge->len = (uint32_t)in->m;
 	sge->lkey = in->src->lkey;
 	memset(wr, 0, sizeof(*wr));
@@ -22,7 +48,7 @@ void ibc_logp_msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const 
 	wr->num_sge = 1;
 	wr->sge = sge;
 	if (write) {
-		wr->remote_addr = in->rd[peer].addr + slot_of(in, x->rank, k) + in->slot - in->m;
+		wr->remote_addr = in->rd[peer].addr + ibc_logp_slot_of(in, x->rank, k) + in->slot - in->m;
 		wr->rkey = in->rd[peer].rkey;
 	}
 }
@@ -97,26 +123,6 @@ int ibc_logp_reap(struct ibc_xport *x, int cq, int n)
 	return IBC_OK;
 }
 
-/* Posts n receives from peer (the k-th into its slot k). */
-int ibc_logp_recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, int n, int list)
-{
-	struct ibc_xport_sge sge[IBC_LOGP_PRTT_N];
-	struct ibc_xport_recv_wr rw[IBC_LOGP_PRTT_N];
-	int i, posted, rc = IBC_OK;
-
-	for (i = 0; i < n; i++) {
-		sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + slot_of(in, from, i),
-						 (uint32_t)in->slot, in->mr->lkey };
-		rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = from, .num_sge = 1,
-						    .sge = &sge[i] };
-	}
-	if (list)
-		return ibc_xport_recv_post(x, rw, n, &posted);
-	for (i = 0; i < n && rc == IBC_OK; i++)
-		rc = ibc_xport_recv_post(x, &rw[i], 1, &posted);
-	return rc;
-}
-
 /* One message from peer: its receive completion (SEND), or its last byte
  * in its slot (WRITE), which is then cleared for the next (validated: after
  * the check, in prepare). */
@@ -127,7 +133,7 @@ int ibc_logp_msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, i
 
 	if (!write)
 		return ibc_logp_reap(x, IBC_XPORT_CQ_RECV, 1);
-	w = in->flags_off > 0 ? flag_line(in, from) : flag_of(in, from, 0);
+	w = in->flags_off > 0 ? flag_line(in, from) : ibc_logp_flag_of(in, from, 0);
 	rc = ibc_xport_wait_u64(x, w, FLAG_MIN, WAIT_NS, NULL);
 	if (rc == IBC_OK && (!in->validate || in->flags_off > 0)) /* a flag line is not checked */
 		__atomic_store_n(w, 0, __ATOMIC_RELAXED);

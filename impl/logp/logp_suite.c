@@ -50,6 +50,26 @@ static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 	return IBC_OK;
 }
 
+/* Posts n receives from peer (the k-th into its slot k). */
+static int recv_post(struct ibc_xport *x, const struct lk_inst *in, int from, int n, int list)
+{
+	struct ibc_xport_sge sge[IBC_LOGP_PRTT_N];
+	struct ibc_xport_recv_wr rw[IBC_LOGP_PRTT_N];
+	int i, posted, rc = IBC_OK;
+
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + ibc_logp_slot_of(in, from, i),
+						 (uint32_t)in->slot, in->mr->lkey };
+		rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = from, .num_sge = 1,
+						    .sge = &sge[i] };
+	}
+	if (list)
+		return ibc_xport_recv_post(x, rw, n, &posted);
+	for (i = 0; i < n && rc == IBC_OK; i++)
+		rc = ibc_xport_recv_post(x, &rw[i], 1, &posted);
+	return rc;
+}
+
 /* ------------------------------------------------------------ kernels -- */
 
 static int run_os(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
@@ -84,7 +104,7 @@ static int run_or(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_ar
 
 	if (x->rank == 0) {
 		for (i = 0; i < in->p; i++) {
-			sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + slot_of(in, i + 1, 0),
+			sge[i] = (struct ibc_xport_sge){ (uintptr_t)in->mr->addr + ibc_logp_slot_of(in, i + 1, 0),
 							 (uint32_t)in->slot, in->mr->lkey };
 			rw[i] = (struct ibc_xport_recv_wr){ .wr_id = LK_TAG, .peer = i + 1, .num_sge = 1,
 							    .sge = &sge[i] };
@@ -120,7 +140,7 @@ static void readout(const struct lk_inst *in, int from)
 {
 	const struct lk_msg g = { from, 0, 1 };
 
-	memcpy(in->dst, msg_in(in, &g), in->m);
+	memcpy(in->dst, ibc_logp_msg_in(in, &g), in->m);
 }
 
 static int run_rtt_1n(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
@@ -214,9 +234,9 @@ static int prtt_once(struct ibc_xport *x, struct lk_inst *in, const struct lk_ar
 static int prtt_post(struct ibc_xport *x, struct lk_inst *in, int n)
 {
 	if (x->rank == 0)
-		return ibc_logp_recv_post(x, in, 1, 1, 0);
+		return recv_post(x, in, 1, 1, 0);
 	if (x->rank == 1)
-		return ibc_logp_recv_post(x, in, 0, n, 1);
+		return recv_post(x, in, 0, n, 1);
 	return IBC_OK;
 }
 
@@ -285,8 +305,8 @@ static int copy_peer_ack(struct ibc_xport *x, struct lk_inst *in, const struct l
 	if (x->rank == 0) {
 		rc = ibc_logp_msg_send(x, in, a, 1, 1);
 	} else {
-		rc = ibc_xport_wait_u64(x, flag_of(in, 0, 0), FLAG_MIN, WAIT_NS, NULL);
-		__atomic_store_n(flag_of(in, 0, 0), 0, __ATOMIC_RELAXED);
+		rc = ibc_xport_wait_u64(x, ibc_logp_flag_of(in, 0, 0), FLAG_MIN, WAIT_NS, NULL);
+		__atomic_store_n(ibc_logp_flag_of(in, 0, 0), 0, __ATOMIC_RELAXED);
 	}
 	in->ack_due = 0;
 	return rc;
@@ -317,11 +337,11 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 		return IBC_OK;
 	src[0] = in->src->addr;
 	if (a->kind == LK_COPY_PEER) {
-		int rc = ibc_xport_wait_u64(x, flag_of(in, 1, 0), FLAG_MIN, WAIT_NS, NULL);
+		int rc = ibc_xport_wait_u64(x, ibc_logp_flag_of(in, 1, 0), FLAG_MIN, WAIT_NS, NULL);
 
 		if (rc != IBC_OK)
 			return rc;
-		src[0] = (const unsigned char *)in->mr->addr + slot_of(in, 1, 0) + in->slot - in->m;
+		src[0] = (const unsigned char *)in->mr->addr + ibc_logp_slot_of(in, 1, 0) + in->slot - in->m;
 	}
 	for (k = 1; k < n; k++)
 		src[k] = src[0];
@@ -337,7 +357,7 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 	in->ack_due = 1;
 	if (in->validate) /* the slot is checked and cleared in the next prepare, then given back */
 		return IBC_OK;
-	__atomic_store_n(flag_of(in, 1, 0), 0, __ATOMIC_RELAXED);
+	__atomic_store_n(ibc_logp_flag_of(in, 1, 0), 0, __ATOMIC_RELAXED);
 	return copy_peer_ack(x, in, a);
 }
 
@@ -464,13 +484,13 @@ static int received_check(struct ibc_suite_op *o, struct lk_inst *in)
 		size_t off = 0, bad;
 
 		if (g->write)
-			rc = ibc_xport_wait_u64(x, flag_of(in, g->peer, g->k), FLAG_MIN, WAIT_NS, NULL);
+			rc = ibc_xport_wait_u64(x, ibc_logp_flag_of(in, g->peer, g->k), FLAG_MIN, WAIT_NS, NULL);
 		if (rc != IBC_OK) {
 			ibc_error("logp: %s: rank %d's message of iteration %ld did not arrive", o->v->name,
 				  g->peer, in->done_iter);
 			break;
 		}
-		bad = msg_check(msg_in(in, g), in->m,
+		bad = msg_check(ibc_logp_msg_in(in, g), in->m,
 				ibc_suite_pattern_seed(g->peer, x->rank, (uint64_t)in->done_iter,
 						       (uint64_t)g->k), &off);
 		if (bad > 0 && in->bad == 0) {
@@ -481,7 +501,7 @@ static int received_check(struct ibc_suite_op *o, struct lk_inst *in)
 		}
 		in->bad += bad;
 		if (g->write)
-			__atomic_store_n(flag_of(in, g->peer, g->k), 0, __ATOMIC_RELAXED);
+			__atomic_store_n(ibc_logp_flag_of(in, g->peer, g->k), 0, __ATOMIC_RELAXED);
 	}
 	in->done_iter = 0;
 	return rc;
@@ -503,7 +523,7 @@ static int validate_prepare(struct ibc_suite_op *o, struct lk_inst *in)
 			b = ibc_logp_pool_payload(in->pool, g->peer);
 			ibc_suite_pattern_fill(b, in->m, seed);
 		} else {
-			b = (unsigned char *)in->src->addr + slot_of(in, g->peer, g->k);
+			b = (unsigned char *)in->src->addr + ibc_logp_slot_of(in, g->peer, g->k);
 			msg_fill(b, in->m, seed);
 		}
 		(void)ibc_suite_corrupt(o, i, n, b, in->m);
@@ -550,11 +570,11 @@ static int lk_prepare(struct ibc_suite_op *o)
 	    a->kind == LK_COPY_PEER || x->rank > in->p)
 		return IBC_OK;
 	if (x->rank != 0)
-		return ibc_logp_recv_post(x, in, 0, 1, 0);
+		return recv_post(x, in, 0, 1, 0);
 	if (a->kind == LK_OS)
 		return IBC_OK;
 	for (i = 1; i <= in->p && rc == IBC_OK; i++)
-		rc = ibc_logp_recv_post(x, in, i, 1, 0);
+		rc = recv_post(x, in, i, 1, 0);
 	return rc;
 }
 
@@ -659,7 +679,7 @@ static int lk_setup(struct ibc_suite_op *o)
 		memset((unsigned char *)in->src->addr + in->src->len - 8, 0xff, 8);
 		memset(in->src->addr, 1, in->m); /* the last byte (1) marks arrival */
 		if (in->validate && a->kind == LK_COPY_PEER && x->rank == 0) /* copy_peer_ack's */
-			memset((unsigned char *)in->src->addr + slot_of(in, 1, 0), 1, in->m);
+			memset((unsigned char *)in->src->addr + ibc_logp_slot_of(in, 1, 0), 1, in->m);
 		rc = ibc_xport_rdesc_allgather(x, &in->mr->rdesc, in->rd);
 	}
 	if (rc == IBC_OK)
