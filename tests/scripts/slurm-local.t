@@ -135,8 +135,12 @@ want=8
 [ -x "$BUILD/bin/ibchar-launch-hello-openmpi" ] && want=$((want + 5))
 [ -x "$BUILD/bin/ibchar-launch-hello-mpich" ] || want=$((want - 3))
 [ $rc -eq 0 ] && [ "$c" -eq $want ]
-ok $? "ibchar run launch --hosts 2 --variants tree,srun,srun-pmix: $c of $want srun rows over 2 hosts (exit $rc)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/ls" | tail -8
+rows_ok=$?
+ok $rows_ok "ibchar run launch --hosts 2 --variants tree,srun,srun-pmix: $c of $want srun rows over 2 hosts (exit $rc)"
+if [ $rows_ok -ne 0 ]; then
+	sed 's/^/# /' "$tmp/ls" | tail -12
+	cut -d, -f3,4,6 "$res/launch/results.csv" 2>/dev/null | sed 's/^/# row: /'
+fi
 
 # rank 2 kills itself; the others would sleep for a minute
 t0=$(date +%s)
