@@ -4,13 +4,14 @@
 # objects); and on small made-up trees the check finds each kind of fault:
 # an upward include, an upward call, two folders of one layer that use each
 # other, a folder on no layer, two files that call each other, a longer loop,
-# a header whose inline code calls back into a file that includes it.
+# a header whose inline code calls back into a file that includes it; and
+# a header's inline helpers emitted out of line are nobody's definition.
 . "$(dirname "$0")/../lib/tap.sh"
 tap_need "$BUILD/bin/ibchar"
 tap_tmp layers
 root=$(cd "$(dirname "$0")/../.." && pwd)
 L=$root/scripts/layers
-echo "1..11"
+echo "1..12"
 
 out=$("$L" --root "$root" --build "$BUILD" 2>&1)
 rc=$?
@@ -105,6 +106,18 @@ printf '#include "xport/x.h"\nint alg_ops = 1;\nvoid alg_run(void); void alg_run
 obj "$t" impl/xport/x.c; obj "$t" impl/xport/alg.c
 check "$t" b
 [ $rc -eq 0 ]; ok $? "a header calling its own .c, and a table naming an algorithm's data, pass ($out)"
+
+# a header's static inline helpers, emitted out of line (a local symbol) by
+# the files that use them, belong to none of those files
+t=$tmp/helpers; mk "$t"
+printf 'static inline int k_slot(int i) { return i * 2; }\nstatic inline int k_post(int i) { return k_slot(i) + 1; }\nint b_f(void);\n' \
+	>"$t/impl/xport/k.h"
+printf '#include "xport/k.h"\nint a_f(void); int a_f(void) { return k_slot(1) + k_post(2) + b_f(); }\n' >"$t/impl/xport/a.c"
+printf '#include "xport/k.h"\nint b_f(void) { return k_post(3); }\n' >"$t/impl/xport/b.c"
+obj "$t" impl/xport/a.c; obj "$t" impl/xport/b.c
+nm -P "$t/build/obj/impl/xport/a.o" | grep -q '^k_slot t' || echo "# k_slot is not a local symbol in a.o"
+check "$t" b
+[ $rc -eq 0 ]; ok $? "a header's inline helpers emitted out of line by their callers make no circle ($out)"
 
 t=$tmp/nolayers; mk "$t"; echo '# no layers here' >"$t/docs/design.md"
 check "$t"
