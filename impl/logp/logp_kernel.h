@@ -1,12 +1,14 @@
 /* The LoP suite's kernels, shared between its files (private to
  * impl/logp): their arguments and instance, and the message primitives
  * every kernel uses.  logp_suite.c: the kernels on the suite driver
- * (set-up, the timed iterations, validation, the table); logp_msg.c: where
- * a message lies, and posting, reaping and waiting for an iteration's
- * messages; logp_mcast.c: rtt-mcast, the multicast kernel. */
+ * (set-up, the timed iterations, validation, the table); this header: where
+ * a message lies, and posting; logp_msg.c: building, reaping and waiting
+ * for an iteration's messages; logp_mcast.c: rtt-mcast, the multicast
+ * kernel. */
 #ifndef IBC_LOGP_KERNEL_H
 #define IBC_LOGP_KERNEL_H
 
+#include "core/status.h"
 #include "suite/suite.h"
 #include "xport/xport.h"
 
@@ -83,16 +85,47 @@ struct lk_msg {
 	int peer, k, write;
 };
 
-/* logp_msg.c: where a message lies, and an iteration's messages */
-size_t ibc_logp_slot_of(const struct lk_inst *in, int rank, int k);
-const unsigned char *ibc_logp_msg_in(const struct lk_inst *in, const struct lk_msg *g);
-uint64_t *ibc_logp_flag_of(const struct lk_inst *in, int from, int k);
+/* Where a message lies, and posting: inline, as they were in one file,
+ * since the timed regions call them (an o_s sample is a post). */
+
+/* the offset of slot (from, k) in mr; of (to, k) in src */
+static inline size_t ibc_logp_slot_of(const struct lk_inst *in, int rank, int k)
+{
+	return ((size_t)rank * (size_t)in->kmax + (size_t)(k % in->kmax)) * in->slot;
+}
+
+/* where a received message lies: at the start of its slot (a receive) or
+ * at its end (a write) */
+static inline const unsigned char *ibc_logp_msg_in(const struct lk_inst *in, const struct lk_msg *g)
+{
+	return (const unsigned char *)in->mr->addr + ibc_logp_slot_of(in, g->peer, g->k) +
+	       (g->write ? in->slot - in->m : 0);
+}
+
+/* the last word of slot (from, k): a write's arrival flag */
+static inline uint64_t *ibc_logp_flag_of(const struct lk_inst *in, int from, int k)
+{
+	return (uint64_t *)((unsigned char *)in->mr->addr + ibc_logp_slot_of(in, from, k) + in->slot - 8);
+}
+
+/* Posts wrs[0..n): one call (list) or one call each. */
+static inline int ibc_logp_post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int list)
+{
+	int posted, i, rc = IBC_OK;
+
+	if (list)
+		return ibc_xport_post(x, wrs, n, &posted);
+	for (i = 0; i < n && rc == IBC_OK; i++)
+		rc = ibc_xport_post(x, &wrs[i], 1, &posted);
+	return rc;
+}
+
+/* logp_msg.c: an iteration's messages */
 void ibc_logp_msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
 		     int peer, int k, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr);
 int ibc_logp_wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in,
 			  const struct lk_arg *a, int write, struct ibc_xport_sge *sge,
 			  struct ibc_xport_wr *wrs);
-int ibc_logp_post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int list);
 int ibc_logp_reap(struct ibc_xport *x, int cq, int n);
 int ibc_logp_msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int write);
 int ibc_logp_msg_send(struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,

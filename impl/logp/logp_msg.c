@@ -6,30 +6,10 @@
 
 #include <string.h>
 
-/* the offset of slot (from, k) in mr; of (to, k) in src */
-size_t ibc_logp_slot_of(const struct lk_inst *in, int rank, int k)
-{
-	return ((size_t)rank * (size_t)in->kmax + (size_t)(k % in->kmax)) * in->slot;
-}
-
-/* where a received message lies: at the start of its slot (a receive) or
- * at its end (a write) */
-const unsigned char *ibc_logp_msg_in(const struct lk_inst *in, const struct lk_msg *g)
-{
-	return (const unsigned char *)in->mr->addr + ibc_logp_slot_of(in, g->peer, g->k) +
-	       (g->write ? in->slot - in->m : 0);
-}
-
 /* readout 2: the line of mr whose word is the flag of source from's block */
 static uint64_t *flag_line(const struct lk_inst *in, int from)
 {
 	return (uint64_t *)((unsigned char *)in->mr->addr + in->flags_off + (size_t)from * CACHE_LINE);
-}
-
-/* the last word of slot (from, k): a write's arrival flag */
-uint64_t *ibc_logp_flag_of(const struct lk_inst *in, int from, int k)
-{
-	return (uint64_t *)((unsigned char *)in->mr->addr + ibc_logp_slot_of(in, from, k) + in->slot - 8);
 }
 
 /* the message k of this rank into peer's slot (this rank, k) (WRITE) or to
@@ -91,18 +71,6 @@ int ibc_logp_wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, c
 		}
 	}
 	return n;
-}
-
-/* Posts wrs[0..n): one call (list) or one call each. */
-int ibc_logp_post(struct ibc_xport *x, const struct ibc_xport_wr *wrs, int n, int list)
-{
-	int posted, i, rc = IBC_OK;
-
-	if (list)
-		return ibc_xport_post(x, wrs, n, &posted);
-	for (i = 0; i < n && rc == IBC_OK; i++)
-		rc = ibc_xport_post(x, &wrs[i], 1, &posted);
-	return rc;
 }
 
 /* Waits for n completions on cq (all of them this kernel's). */
