@@ -78,6 +78,11 @@ struct lk_inst {
 	uint64_t resent, stale;       /* rtt-mcast: datagrams sent again (rank 0), and
 					 received twice and dropped (rank 1) */
 	int ack_due;                  /* copy-peer: rank 0 owes rank 1 its slot back, rank 1 awaits it */
+	int b2b;                      /* the run is the suite's back-to-back loop's (o->in_b2b):
+					 no prepare between runs, so a write's flag is cleared
+					 in its wait even when validated */
+	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
+	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
 };
 
 /* a message of an iteration as one end sees it */
@@ -132,7 +137,7 @@ int ibc_logp_msg_send(struct ibc_xport *x, const struct lk_inst *in, const struc
 		      int peer, int write);
 
 /* logp_mcast.c: rtt-mcast */
-int ibc_logp_mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in);
+int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in);
 int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a);
 
 #endif

@@ -17,15 +17,16 @@ static uint64_t *mcast_seq(const struct lk_inst *in)
 }
 
 /* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0) */
-int ibc_logp_mcast_recv_post(struct ibc_xport *x, const struct lk_inst *in)
+int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in)
 {
 	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + ibc_logp_slot_of(in, 0, 0),
 				     (uint32_t)in->slot, in->mr->lkey };
 	struct ibc_xport_recv_wr rw = { .wr_id = LK_TAG, .peer = IBC_XPORT_PEER_ANY,
 					.mcast = in->grp, .num_sge = 1, .sge = &sge };
-	int posted;
+	int posted, rc = ibc_xport_recv_post(x, &rw, 1, &posted);
 
-	return ibc_xport_recv_post(x, &rw, 1, &posted);
+	in->mc_posted = rc == IBC_OK;
+	return rc;
 }
 
 /* rtt-mcast, rank 1: the datagram of iteration seq (m bytes, then seq);
@@ -40,6 +41,7 @@ static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 
 	for (;;) {
 		rc = ibc_xport_cq_wait(x, IBC_XPORT_CQ_RECV, WAIT_NS, &wc);
+		in->mc_posted = 0;
 		if (rc == IBC_OK && wc.status != IBC_OK) {
 			ibc_error("logp: rtt-mcast: a multicast receive failed: %s", wc.reason);
 			rc = wc.status;
@@ -65,17 +67,24 @@ static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
  * the group of ranks 0 and 1, and rank 1's write back: RGM's release,
  * then a gather step.  A datagram may be lost: rank 0 sends it again
  * after RESEND_NS without the write back (counted, resent), as RGM's root
- * does on a NAK, until WAIT_NS. */
+ * does on a NAK, until WAIT_NS.  Each run is the next iteration on both
+ * ranks (in->seq).  Back to back (in->b2b) no prepare runs between: rank 1
+ * posts its next receive before its write back releases rank 0's next
+ * datagram, and rank 0 clears the flag even when validated. */
 int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
-	uint64_t seq = (uint64_t)o->iter + 1, t0, *w = ibc_logp_flag_of(in, 1, 0);
+	uint64_t seq = ++in->seq, t0, *w = ibc_logp_flag_of(in, 1, 0);
 	struct ibc_xport_sge sge[2];
 	struct ibc_xport_wr wr;
 	int rc, posts = 0;
 
 	if (x->rank == 1) {
-		rc = mcast_await(x, in, seq);
+		rc = in->mc_posted ? IBC_OK : ibc_logp_mcast_recv_post(x, in);
+		if (rc == IBC_OK)
+			rc = mcast_await(x, in, seq);
+		if (rc == IBC_OK && in->b2b)
+			rc = ibc_logp_mcast_recv_post(x, in);
 		return rc == IBC_OK ? ibc_logp_msg_send(x, in, a, 0, 1) : rc;
 	}
 	if (x->rank != 0)
@@ -106,7 +115,7 @@ int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const str
 			break;
 	}
 	ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0));
-	if (rc == IBC_OK && !in->validate)
+	if (rc == IBC_OK && (!in->validate || in->b2b))
 		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
 	return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, posts) : rc;
 }

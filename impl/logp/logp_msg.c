@@ -93,7 +93,7 @@ int ibc_logp_reap(struct ibc_xport *x, int cq, int n)
 
 /* One message from peer: its receive completion (SEND), or its last byte
  * in its slot (WRITE), which is then cleared for the next (validated: after
- * the check, in prepare). */
+ * the check, in prepare; in the back-to-back loop, here). */
 int ibc_logp_msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, int write)
 {
 	uint64_t *w;
@@ -103,7 +103,8 @@ int ibc_logp_msg_wait(struct ibc_xport *x, const struct lk_inst *in, int from, i
 		return ibc_logp_reap(x, IBC_XPORT_CQ_RECV, 1);
 	w = in->flags_off > 0 ? flag_line(in, from) : ibc_logp_flag_of(in, from, 0);
 	rc = ibc_xport_wait_u64(x, w, FLAG_MIN, WAIT_NS, NULL);
-	if (rc == IBC_OK && (!in->validate || in->flags_off > 0)) /* a flag line is not checked */
+	/* a flag line is not checked; back to back, nothing is */
+	if (rc == IBC_OK && (!in->validate || in->flags_off > 0 || in->b2b))
 		__atomic_store_n(w, 0, __ATOMIC_RELAXED);
 	return rc;
 }

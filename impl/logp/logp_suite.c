@@ -22,6 +22,15 @@ static const struct lk_arg *arg_of(const struct ibc_suite_op *o)
 	return o->v->arg;
 }
 
+/* a kernel with a back-to-back loop (paper_us, b2b_p50_us) beside its
+ * timed iterations: the round trips a collective's rounds are made of,
+ * each run the next with nothing between (the write kernels without a
+ * readout, and rtt-mcast) */
+static int has_b2b(const struct lk_arg *a)
+{
+	return (a->kind == LK_RTT_1N && a->write && !a->readout) || a->kind == LK_RTT_MCAST;
+}
+
 /* a kernel between ranks 0 and 1 alone (p = 1), or on rank 0 alone: no
  * peers swept */
 static int p_fixed(const struct lk_arg *a)
@@ -368,6 +377,7 @@ static int lk_run(struct ibc_suite_op *o)
 	double us = 0;
 	int rc;
 
+	in->b2b = o->in_b2b;
 	switch (a->kind) {
 	case LK_OS:
 		return run_os(o, in, a);
@@ -565,7 +575,7 @@ static int lk_prepare(struct ibc_suite_op *o)
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
 	if (a->kind == LK_RTT_MCAST)
-		return x->rank == 1 ? ibc_logp_mcast_recv_post(x, in) : IBC_OK;
+		return x->rank == 1 && !in->mc_posted ? ibc_logp_mcast_recv_post(x, in) : IBC_OK;
 	if (a->write || a->kind == LK_OR || a->kind == LK_RTT_POOL || a->kind == LK_COPY ||
 	    a->kind == LK_COPY_PEER || x->rank > in->p)
 		return IBC_OK;
@@ -741,7 +751,7 @@ static const struct lk_arg args[] = {
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
 static char names[NARGS][40];
-static char descs[NARGS][240];
+static char descs[NARGS][320];
 
 static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 {
@@ -817,7 +827,7 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		out[n] = (struct ibc_suite_variant){
 			.name = names[i], .desc = descs[i],
 			.flags = (p_fixed(a) ? 0 : IBC_SUITE_V_FANIN) |
-				 IBC_SUITE_V_NO_B2B | IBC_SUITE_V_ONE_SIDED |
+				 (has_b2b(a) ? 0 : IBC_SUITE_V_NO_B2B) | IBC_SUITE_V_ONE_SIDED |
 				 (a->all ? IBC_SUITE_V_PRIMED : 0),
 			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
 			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,
@@ -880,6 +890,7 @@ const struct ibc_suite_def ibc_logp_suite = {
 	.opts = opts,
 	.xport_params = xport_params,
 	.variants_fill = variants_fill,
+	.b2b_iters = 1000, /* has_b2b's kernels */
 	/* the model predicts back-to-back collectives (paper_us) from these
 	 * rows' window-mode figures; primed, the kernels were faster than those
 	 * rows by more than the model held (shm, N = 2, near: 15-18 of 24 rows

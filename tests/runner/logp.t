@@ -9,12 +9,15 @@
 # to 64 K and picks RGM's fan-in, with the copy and user-write terms;
 # `ibchar model` again,
 # with --fits from another directory, and its errors (no fits: exit 1; no
-# directory: exit 2); bad rank counts refused; rtt-pool-1n at 17 fan-ins at once.
+# directory: exit 2); bad rank counts refused; rtt-pool-1n at 17 fan-ins at once;
+# the round-trip kernels a collective is made of (rtt-write-1n, its post
+# list, rtt-mcast) also run back to back (paper_us, b2b_p50_us), validated
+# and with datagrams lost, the others not.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-logp"
 tap_tmp logp
-echo "1..17"
+echo "1..19"
 
 timeout 300 "$IBCHAR" run logp barrier alltoall --ranks 2,8 --sizes 1,4096 --iters 50 --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -88,6 +91,31 @@ ok $? "... no fits.csv: exit 1 and why ($rc)"
 "$BUILD/bin/ibchar-logp" --ranks 1 >/dev/null 2>&1; rc2=$?
 [ $rc -eq 2 ] && [ $rc2 -eq 2 ]; ok $? "no directory: exit 2; ibchar-logp --ranks 1: exit 2 ($rc, $rc2)"
 
+# the back-to-back loop: on the write round trips and rtt-mcast, every row;
+# on no other kernel
+b2b=$(grep -E ',logp,(rtt-write-1n|rtt-write-1n-list|rtt-mcast),' "$R" | grep -c 'paper_us=[0-9.]*;b2b_p50_us=[0-9.]*;b2b_n=[1-9]')
+all=$(grep -cE ',logp,(rtt-write-1n|rtt-write-1n-list|rtt-mcast),' "$R")
+other=$(grep ',logp,' "$R" | grep -vE ',logp,(rtt-write-1n|rtt-write-1n-list|rtt-mcast),' | grep -c 'paper_us=')
+[ "$all" -ge 32 ] && [ "$b2b" -eq "$all" ] && [ "$other" -eq 0 ]
+ok $? "rtt-write-1n, its post list and rtt-mcast run back to back in every row, no other kernel ($b2b of $all; $other others)"
+
+# back to back and validated, nothing lost: rank 1 posts its next receive
+# inside the loop (else each datagram would wait out its 2 ms and be sent
+# again), the flags are cleared in the loop though validated
+timeout 300 "$BUILD/bin/ibchar-logp" --xport shm --ranks 3 --variants rtt-mcast,rtt-write-1n --sizes 8 \
+	--fanin 1,2 --iters 50 --warmup 5 --validate --out "$tmp/b2b" >/dev/null 2>"$tmp/b2b.err"; rc=$?
+bad=$(awk -F, 'NR > 1 && /,logp,/ {
+	n = $NF; r = 0; b = 0; v = 0
+	if (match(n, /resent=[0-9]+/)) r = substr(n, RSTART + 7, RLENGTH - 7) + 0
+	if (match(n, /b2b_n=[0-9]+/)) b = substr(n, RSTART + 6, RLENGTH - 6) + 0
+	if (n ~ /valid=1/) v = 1
+	rows++
+	if (!v || b < 100 || r * 2 >= b) print $3 "/" $11 ": valid " v ", b2b_n " b ", resent " r
+} END { if (rows != 3) print rows " rows, not 3" }' "$tmp/b2b/results.csv" 2>&1)
+[ $rc -eq 0 ] && [ -z "$bad" ]
+ok $? "back to back, validated: every row valid, the datagrams not sent again (exit $rc${bad:+; $bad})"
+[ $rc -eq 0 ] || tail -5 "$tmp/b2b.err" | sed 's/^/# /'
+
 # rtt-pool-1n at more fan-ins than a process may have transports with a
 # receive pool (16): its instances, one per p, share one transport
 timeout 300 "$BUILD/bin/ibchar-logp" --xport shm --ranks 21 --variants rtt-pool-1n --sizes 8 \
@@ -98,7 +126,9 @@ ok $? "rtt-pool-1n at N = 21: p = 1..16 and 20 set up at once, every row valid (
 [ $rc -eq 0 ] || tail -5 "$tmp/pool.err" | sed 's/^/# /'
 
 # rtt-mcast loses datagrams (--mcast-drop): rank 0 sends each again until
-# rank 1 answers; every row still valid, the resends counted; rank 2 idle
+# rank 1 answers; every row still valid, the resends counted; rank 2 idle;
+# in the back-to-back loop too (a copy sent again that arrives after the
+# next receive is posted is dropped by its iteration)
 timeout 300 "$BUILD/bin/ibchar-logp" --xport shm --ranks 3 --variants rtt-mcast --sizes 8,64 \
 	--iters 100 --warmup 5 --validate --mcast-drop 0.2 --out "$tmp/mc" >/dev/null 2>"$tmp/mc.err"; rc=$?
 c=$(grep -c ',logp,rtt-mcast,.*valid=1;.*resent=[1-9]' "$tmp/mc/results.csv" 2>/dev/null)

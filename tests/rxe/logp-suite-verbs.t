@@ -2,7 +2,8 @@
 # tests/rxe/logp-suite-verbs.t - the LoP suite on the verbs transport in one
 # Soft-RoCE guest, with the barrier and all-to-all suites it predicts: the
 # kernels' rows at N = 2, 4, 8, the fits (fits.csv, verbs rows fitted at
-# N = 8), rtt-mcast at each N, and the closed loop's table (lop-model.csv)
+# N = 8), rtt-mcast at each N (and back to back, where a UD datagram that
+# finds no receive is lost), and the closed loop's table (lop-model.csv)
 # for every barrier algorithm (make check-rxe).  IBC_RXE_RESULTS=DIR keeps the results.
 # shellcheck source=tests/rxe/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +12,7 @@ BUILD=${IBC_BUILD:-$(dirname "$0")/../../build}
 B=$BUILD/bin/ibchar
 [ -n "$(rdma_active_dev)" ] || tap_skip_all "no RDMA device with an active port"
 [ -x "$B" ] && [ -x "$BUILD/bin/ibchar-logp" ] || tap_skip_all "$B or ibchar-logp not built"
-tap_plan 5
+tap_plan 6
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
@@ -40,6 +41,17 @@ tap_ok "$bad" "... lop-model.csv predicts every barrier algorithm on verbs"
 c=$(grep -cE ',logp,rtt-mcast,ibchar,verbs,[^,]*,[^,]*,[^,]*,[248],1,,' "$out/results.csv" 2>/dev/null)
 [ "$c" -eq 3 ] && grep -q '^multicast release: costed by rtt-mcast' "$out/sum"
 tap_ok $? "... rtt-mcast at N = 2, 4, 8 over verbs ($c rows), RGM's release costed by it"
+# back to back rank 1 posts its next receive before its write back: else
+# the next datagram would find none, be lost and sent again after 2 ms
+bad=$(grep ',logp,rtt-mcast,ibchar,verbs,' "$out/results.csv" 2>/dev/null | awk -F, '{
+	n = $NF; r = -1; b = 0
+	if (match(n, /resent=[0-9]+/)) r = substr(n, RSTART + 7, RLENGTH - 7) + 0
+	if (match(n, /b2b_n=[0-9]+/)) b = substr(n, RSTART + 6, RLENGTH - 6) + 0
+	rows++
+	if (b < 100 || r < 0 || r * 2 >= b) print "N = " $9 ": b2b_n " b ", resent " r
+} END { if (rows != 3) print rows " rows, not 3" }')
+[ -z "$bad" ]
+tap_ok $? "... rtt-mcast back to back over verbs: the datagrams found their receives${bad:+ ($bad)}"
 sed -n '/LoP closed loop/,$p' "$out/sum" | sed 's/^/# /' | head -60
 [ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out"/*.csv "$out/sum" "$out/log" "$IBC_RXE_RESULTS/" 2>/dev/null
 exit $((TAP_FAILED > 0))
