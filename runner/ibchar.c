@@ -120,6 +120,7 @@ static const struct ibc_opt_spec plot_spec = {
 static const char *model_fits;
 static long model_pus;
 static int model_any_place;
+static const char *model_rtt = "b2b";
 static const struct ibc_opt model_opts[] = {
 	{ .name = "fits", .type = IBC_OPT_STRING, .dest = &model_fits, .metavar = "DIR2",
 	  .help = "take fits.csv and logp-derived.csv from DIR2 (a logp run) instead of DIR" },
@@ -133,11 +134,16 @@ static const struct ibc_opt model_opts[] = {
 		  "probe, or a run whose probe at its end, is more than 2x from the kernels' at "
 		  "its N is not modelled: another placement of the cores; oversubscribed runs "
 		  "are left out)" },
+	{ .name = "rtt", .type = IBC_OPT_STRING, .dest = &model_rtt, .metavar = "b2b|p50",
+	  .help = "what a round trip kernel costs: b2b, its back-to-back loop's median (the "
+		  "rows' b2b_p50_us: rtt-write-1n, its post list, rtt-mcast), like the rows it "
+		  "predicts, where the run measured one, else p50; p50: its timed iterations' "
+		  "median, one call at a time (default b2b)" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec model_spec = {
 	.prog = "ibchar model",
-	.synopsis = "[--fits DIR2] [--pus N] [--any-placement] DIR",
+	.synopsis = "[--fits DIR2] [--pus N] [--any-placement] [--rtt b2b|p50] DIR",
 	.summary = "The LoP closed loop (Hoefler & Rehm): the fitted model of a logp run "
 		   "(DIR/fits.csv, from `ibchar run logp`) predicts every barrier and all-to-all "
 		   "row of DIR/results.csv from the algorithms' rounds, by LoP (as printed, and "
@@ -302,7 +308,13 @@ static int cmd_model(int argc, char **argv)
 		fprintf(stderr, "ibchar model: one results directory is needed\nTry 'ibchar model --help'.\n");
 		return IBC_ERR_INVAL;
 	}
-	return ibc_harness_runner_model(argv[first], model_fits, (int)model_pus, model_any_place);
+	if (strcmp(model_rtt, "b2b") != 0 && strcmp(model_rtt, "p50") != 0) {
+		fprintf(stderr, "ibchar model: --rtt %s: b2b or p50\nTry 'ibchar model --help'.\n",
+			model_rtt);
+		return IBC_ERR_INVAL;
+	}
+	return ibc_harness_runner_model(argv[first], model_fits, (int)model_pus, model_any_place,
+					strcmp(model_rtt, "b2b") == 0);
 }
 
 static int cmd_plot(int argc, char **argv, const char *bindir)

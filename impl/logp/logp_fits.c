@@ -15,9 +15,21 @@
 
 #define MAXPTS 1024
 
-static const char *const stats_cols[] = { "min_us", "p50_us", "mean_us" };
-static const char *const stats_names[] = { "min", "p50", "mean" };
-#define NSTATS 3
+static const char *const stats_cols[] = { "min_us", "p50_us", "mean_us", "b2b_p50_us" };
+static const char *const stats_names[] = { "min", "p50", "mean", "b2b" };
+#define NSTATS 4
+#define NSTATS_COLS 3 /* the columns; the last is the extra's key (the back-to-back loop's median) */
+
+/* statistic s of row r: a column, or the extra's b2b_p50_us (NAN: none) */
+static double row_stat(const struct ibc_csv_table *t, size_t r, int s)
+{
+	char b[32];
+
+	if (s < NSTATS_COLS)
+		return ibc_csv_num(t, r, stats_cols[s]);
+	return ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), stats_cols[s], b, sizeof(b)) && b[0]
+		       ? strtod(b, NULL) : NAN;
+}
 
 static int row_is(const struct ibc_csv_table *t, size_t r, const char *run_id)
 {
@@ -115,7 +127,7 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 	int rc, k, usable = 0;
 
 	for (r = 0; r + 1 < t->nrows && n < MAXPTS; r++) {
-		double v = ibc_csv_num(t, r, stats_cols[s]);
+		double v = row_stat(t, r, s);
 
 		if (!row_is(t, r, run_id) || strcmp(ibc_csv_str(t, r, "xport"), d->xport) != 0 ||
 		    strcmp(ibc_csv_str(t, r, "variant"), d->variant) != 0 ||
@@ -128,6 +140,8 @@ static int fit_one(struct ibc_csv_writer *w, const struct ibc_csv_table *t, cons
 			pmax = p[n];
 		n++;
 	}
+	if (n == 0 && s >= NSTATS_COLS)
+		return IBC_OK; /* a kernel without the loop: no row */
 	memset(&fit, 0, sizeof(fit));
 	memset(rej, 0, sizeof(rej));
 	rc = n > 0 ? ibc_logp_fit_select(m, p, y, n, &fit, rej, res) : IBC_ERR_UNSUPPORTED;
@@ -268,7 +282,7 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 		return IBC_OK;
 	snprintf(rttv, sizeof(rttv), "%s", d->variant);
 	snprintf(osv, sizeof(osv), "os-%s%s", ops[o], list ? "-list" : "");
-	for (s = 0; s < NSTATS && rc == IBC_OK; s++) {
+	for (s = 0; s < NSTATS_COLS && rc == IBC_OK; s++) {
 		const struct ibc_logp_curve *cr = ibc_logp_params_curve(pr, d->xport, rttv, stats_names[s],
 									d->bytes, d->ranks);
 		const struct ibc_logp_curve *co = ibc_logp_params_curve(pr, d->xport, osv, stats_names[s],
@@ -593,7 +607,7 @@ static int points_load(const char *path, struct ibc_logp_params *out)
 		q->ranks = ibc_csv_int(t, r, "ranks");
 		q->p = (int)row_p(t, r);
 		for (s = 0; s < NSTATS; s++)
-			q->v[s] = ibc_csv_num(t, r, stats_cols[s]);
+			q->v[s] = row_stat(t, r, s);
 		out->npts++;
 	}
 	ibc_csv_table_free(t);

@@ -2,7 +2,8 @@
  *
  * Data sets: the rows of one run of suite logp in DIR/results.csv, per
  * transport, kernel (variant), message size and statistic (min_us, p50_us,
- * mean_us), as points (p, t) at the run's largest N (one job, p = 1..N-1,
+ * mean_us; and b2b, the extra's b2b_p50_us, for the kernels with a
+ * back-to-back loop: rtt-write-1n, its post list, rtt-mcast), as points (p, t) at the run's largest N (one job, p = 1..N-1,
  * as the paper's one 64-node run; smaller N's rows stay in results.csv
  * only).  rtt-* kernels are fitted to t_rtt(λ1..6), os-* and or* to
  * t_ov(λ1..3) (logp_fit.h: method, bounds, outlier rule).
@@ -71,13 +72,14 @@ struct ibc_logp_loggp {
 	int held;               /* one of them was estimated < 0 and written as 0 */
 };
 
-/* A kernel's measured row: min, p50, mean at p on N ranks. */
+/* A kernel's measured row: min, p50, mean, b2b (NAN: no loop) at p on N
+ * ranks. */
 struct ibc_logp_point {
 	char xport[16];
 	char variant[40];
 	size_t bytes;
 	int ranks, p;
-	double v[3];
+	double v[4];
 };
 
 /* The model of one logp run: its fits.csv, logp-derived.csv (LogGP) and
@@ -90,6 +92,8 @@ struct ibc_logp_params {
 	struct ibc_logp_point *pts;
 	size_t npts;
 	char run_id[64];
+	int rtt_b2b;            /* the model's round trips: the b2b statistic where
+				 * measured (1), else p50 (ibc_logp_model_opts.b2b) */
 };
 
 /* Loads DIR's fits.csv (required: IBC_ERR_NOTFOUND, logged, without it),
@@ -111,7 +115,7 @@ enum ibc_logp_note {
 	IBC_LOGP_NOTE_POINT = 4     /* a measured row, not a fit (too few points at N) */
 };
 
-/* Kernel variant's statistic stat (0 min, 1 p50, 2 mean) at p peers, size
+/* Kernel variant's statistic stat (0 min, 1 p50, 2 mean, 3 b2b) at p peers, size
  * bytes (exact), on N ranks: the fit at N when there is one, else the row
  * measured at N, else the fit (or the rows) of the largest N measured;
  * beyond the largest p, the value at the largest p.  NAN when nothing was

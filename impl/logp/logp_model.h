@@ -47,7 +47,8 @@
  *     mcast~send (a run without rtt-mcast rows: RGM's release costed as
  *     a send round trip), no-G, lop<=0, loggp<0->0: a LogGP parameter
  *     estimated < 0 held at 0, mcast<=0: the multicast one way from
- *     rtt-mcast is not a time, oversub), lop_status, lop_rtt_status,
+ *     rtt-mcast is not a time, rtt~b2b: a round trip from its kernel's
+ *     back-to-back loop (opts.b2b), oversub), lop_status, lop_rtt_status,
  *     loggp_status ("ok", "no prediction: ..", "not modelled
  *     (oversubscribed)"), best (the model closest to the measurement),
  *     best_err, copy_us (the copy term in each model's value; empty: not
@@ -85,6 +86,10 @@ struct ibc_logp_model_opts {
 					       * row's oversub column */
 	int any_placement;                    /* 1: model a row whatever the placement
 					       * probe says (logp_place.h) */
+	int b2b;                              /* 1: the round trips (rtt-*) from the
+					       * kernels' back-to-back loops (stat b2b,
+					       * b2b_p50_us) where the run has them, else
+					       * their p50; 0: p50 */
 };
 
 /* IBC_ERR_NOTFOUND (logged) when there are no fits or no rows to predict. */

@@ -77,6 +77,9 @@ static double cp_peer(double s) { return 0.02 + 0.08 * (s - 1) / 4095; }
 /* a post of a write into user memory (os-write-user) */
 static double os_u(double p, double k) { return k * (1.0 + 0.2 / p); }
 static int with_copies = 1;
+/* > 0: rtt-write-1n's rows carry a back-to-back loop's median, b2b_scale
+ * times their p50 */
+static double b2b_scale;
 
 static void kernels(void)
 {
@@ -88,7 +91,12 @@ static void kernels(void)
 		double k = s ? 2 : 1, g = 0.5 + (double)(sizes[s] - 1) * 1e-4;
 
 		for (p = 1; p <= 7; p++) {
-			row("logp", "rtt-write-1n", 8, sizes[s], p, rtt_w(p, k), "");
+			char b2b[64] = "";
+
+			if (b2b_scale > 0)
+				snprintf(b2b, sizeof(b2b), "paper_us=%.9g;b2b_p50_us=%.9g;b2b_n=1000",
+					 rtt_w(p, k) * b2b_scale * 1.1, rtt_w(p, k) * b2b_scale);
+			row("logp", "rtt-write-1n", 8, sizes[s], p, rtt_w(p, k), b2b);
 			row("logp", "rtt-send-1n", 8, sizes[s], p, rtt_s(p, k), "");
 			row("logp", "os-write", 8, sizes[s], p, os_w(p, k), "");
 			row("logp", "os-send", 8, sizes[s], p, os_s(p, k), "");
@@ -502,6 +510,78 @@ static void test_mcast(const struct ibc_logp_model_opts *base)
 			       "%s: rgm's LoP-RTT status says why ('%s')", label,
 			       scell(t, "rgm", 8, "7", "lop_rtt_status"));
 		}
+		ibc_csv_table_free(t);
+		dir_remove(dir);
+	}
+}
+
+/* fits.csv's rows of stat "b2b": how many for variant (at any size) */
+static int b2b_fits(const char *dir, const char *variant)
+{
+	struct ibc_csv_table *t = NULL;
+	char path[300];
+	int n = 0;
+	size_t r;
+
+	snprintf(path, sizeof(path), "%s/fits.csv", dir);
+	if (ibc_csv_read(path, &t) != IBC_OK)
+		return -1;
+	for (r = 0; r + 1 < t->nrows; r++)
+		n += strcmp(ibc_csv_cell(t, r, "stat"), "b2b") == 0 &&
+		     strcmp(ibc_csv_cell(t, r, "variant"), variant) == 0 &&
+		     strcmp(ibc_csv_cell(t, r, "usable"), "1") == 0;
+	ibc_csv_table_free(t);
+	return n;
+}
+
+/* The round trips from the kernels' back-to-back loops: rtt-write-1n's
+ * rows carry b2b_p50_us, half their p50, and rtt-mcast's 3 (p50 4).  With
+ * opts.b2b the model costs the write rounds and the release by them (note
+ * rtt~b2b), the send rounds (no loop) by p50 as before; without, by p50
+ * alone.  fits.csv fits the loop's medians (stat b2b) of rtt-write-1n, and
+ * of no kernel without a loop. */
+static void test_b2b(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	int b;
+
+	for (b = 0; b < 2; b++) {
+		char dir[] = "/tmp/ibc-lopbXXXXXX", label[16];
+		struct ibc_csv_table *t;
+		double h = b ? 0.5 : 1.0, mc = b ? 3.0 : 4.0;
+		int said = 0;
+
+		snprintf(label, sizeof(label), "b2b %s", b ? "on" : "off");
+		results_open(dir);
+		b2b_scale = 0.5;
+		kernels();
+		b2b_scale = 0;
+		row("logp", "rtt-mcast", 8, 1, 0, 4.0,
+		    "paper_us=3.1;b2b_p50_us=3;b2b_n=1000;kernel=rtt-mcast;op=mcast;p=1");
+		row("barrier", "rds", 8, 0, 0, 10.0, "");
+		row("barrier", "rgm", 8, 0, 7, 10.0, "");
+		row("barrier", "pe", 8, 0, 0, 10.0, "");
+		mo.b2b = b;
+		t = model_table(&mo, dir, label, b ? "round trips: the kernels' back-to-back loops"
+						   : "round trips: the kernels' p50", &said);
+		tap_is_int(said, 1, "%s: stdout says what the round trips cost", label);
+		tap_ok(b2b_fits(dir, "rtt-write-1n") == 2 && b2b_fits(dir, "os-write") == 0 &&
+			       b2b_fits(dir, "rtt-send-1n") == 0,
+		       "%s: fits.csv fits rtt-write-1n's loop medians at both sizes, no kernel's "
+		       "without a loop", label);
+		tap_is_double_within(cell(t, "rds", 8, "", "lop_rtt_us"), 3 * h * rtt_w(1, 1) / 2, 1e-3,
+				     "%s: LoP-RTT rds: 3 RTT(1)/2, RTT %s", label,
+				     b ? "the loop's median" : "p50");
+		tap_is_double_within(cell(t, "rgm", 8, "7", "lop_rtt_us"),
+				     7 * h * rtt_w(7, 1) / 2 + (mc - h * rtt_w(1, 1) / 2), 1e-3,
+				     "%s: LoP-RTT rgm l=7: the gather and the release, both %s", label,
+				     b ? "from the loops" : "p50");
+		tap_is_double_within(cell(t, "pe", 8, "", "lop_rtt_us"), 3 * rtt_s(1, 1) / 2, 1e-3,
+				     "%s: LoP-RTT pe: the send rounds by p50 (no loop)", label);
+		tap_ok((strstr(scell(t, "rds", 8, "", "note"), "rtt~b2b") != NULL) == b &&
+			       strstr(scell(t, "pe", 8, "", "note"), "rtt~b2b") == NULL,
+		       "%s: note rtt~b2b on the rows costed by a loop ('%s', pe '%s')", label,
+		       scell(t, "rds", 8, "", "note"), scell(t, "pe", 8, "", "note"));
 		ibc_csv_table_free(t);
 		dir_remove(dir);
 	}
@@ -941,6 +1021,7 @@ int main(void)
 	test_nocopy(&mo);
 	test_pool(&mo);
 	test_mcast(&mo);
+	test_b2b(&mo);
 	test_readout(&mo);
 	test_user_all(&mo);
 	test_placement(&mo);
