@@ -239,12 +239,18 @@ static int cmd_accept(int argc, char **argv, const char *bindir)
 static const char *cmp_junit;
 static double cmp_min_effect;
 static int cmp_strict;
+static double cmp_max_threshold = 100 * IBC_COMPARE_MAX_THRESHOLD;
 static const struct ibc_opt compare_opts[] = {
 	{ .name = "junit", .type = IBC_OPT_STRING, .dest = &cmp_junit, .metavar = "FILE",
 	  .help = "also write the verdicts as JUnit XML (exit 2 when it cannot be written)" },
 	{ .name = "min-effect", .type = IBC_OPT_DOUBLE, .dest = &cmp_min_effect, .metavar = "PCT",
 	  .help = "never call a change smaller than PCT percent slower or faster, whatever the "
 		  "noise (0: the noise alone decides)", .min = 0, .max = 1000 },
+	{ .name = "max-threshold", .type = IBC_OPT_DOUBLE, .dest = &cmp_max_threshold, .metavar = "PCT",
+	  .help = "a row or group whose threshold is wider than +-PCT percent is inconclusive "
+		  "('too noisy to tell'), not unchanged: it could not have told a change that large "
+		  "(default 100: a 2x slowdown; 0: no limit); slower and faster verdicts stand",
+	  .min = 0, .max = 100000 },
 	{ .name = "strict", .type = IBC_OPT_FLAG, .dest = &cmp_strict,
 	  .help = "judge oversubscribed rows and the placement probes too, and every row when the "
 		  "probe says the machine moved or meta.csv names another (default: inconclusive; they measure the scheduler, "
@@ -263,7 +269,8 @@ static const struct ibc_opt_spec compare_spec = {
 		   "sqrt(1/R_new + 1/R_base); inconclusive, with the reason, when BASE holds fewer "
 		   "than 3 runs of it, a run kept fewer than 5 samples or NEW fewer than half of BASE's, "
 		   "it was oversubscribed, the run's placement probe moved, it was primed on one side "
-		   "only, or it is a placement probe.  Rows are also judged together, per suite and per variant "
+		   "only, or it is a placement probe, or its threshold is wider than --max-threshold "
+		   "(too noisy to tell).  Rows are also judged together, per suite and per variant "
 		   "(6 or more rows): the median of their ratios, with its sign-test interval over "
 		   "rows, against BASE's run-to-run scatter of that median.  When the placement "
 		   "probe's rows moved beyond their own scatter, the machine changed speed and every "
@@ -293,6 +300,7 @@ static int cmd_compare(int argc, char **argv)
 	co.junit = cmp_junit;
 	co.min_effect = cmp_min_effect / 100;
 	co.strict = cmp_strict;
+	co.max_threshold = cmp_max_threshold / 100;
 	return ibc_harness_compare(&co);
 }
 

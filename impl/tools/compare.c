@@ -534,6 +534,20 @@ static double threshold(double sigma, size_t rn, size_t rb, double min_effect)
 	return min_effect > 0 && log1p(min_effect) > t ? log1p(min_effect) : t;
 }
 
+#define NOISY "inconclusive: too noisy to tell (within a threshold wider than --max-threshold)"
+
+/* An unchanged verdict whose threshold t is wider than --max-threshold
+ * could not have told a change of that size (a 2x slowdown at the default
+ * 100%): inconclusive instead, 1.  Slower and faster stand: the change
+ * was beyond even that threshold. */
+static int too_noisy(const struct ibc_compare_opts *o, struct verdict *v, double t)
+{
+	if (v->kind != V_UNCHANGED || o->max_threshold <= 0 || t <= log1p(o->max_threshold))
+		return 0;
+	v->kind = V_INCONCLUSIVE;
+	return 1;
+}
+
 /* 0: no run of the row was primed, 1: every run, 2: some */
 static int primed_state(const struct crow *x)
 {
@@ -609,11 +623,11 @@ static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, c
 	}
 	sigma = fmax(fmax(x->sd, suite_scatter(b, x->suite, tmp)), IBC_COMPARE_ROW_FLOOR);
 	t = threshold(sigma, y->nu, x->nu, o->min_effect);
-	v->judged = 1;
+	v->judged = 1; /* in its groups, whether or not its own threshold can tell */
 	v->kind = v->d > t ? V_SLOWER : v->d < -t ? V_FASTER : V_UNCHANGED;
 	snprintf(v->text, sizeof(v->text), "%s %.3fx, %.4g -> %.4g us (threshold +-%.1f%%: scatter %.1f%% over %zu "
-		 "BASE runs, %zu NEW)", kind_names[v->kind], ratio, exp(x->mlog), exp(y->mlog), pct(t),
-		 pct(sigma), x->nu, y->nu);
+		 "BASE runs, %zu NEW)", too_noisy(o, v, t) ? NOISY : kind_names[v->kind], ratio,
+		 exp(x->mlog), exp(y->mlog), pct(t), pct(sigma), x->nu, y->nu);
 	if (strcmp(x->group, y->group) != 0) {
 		size_t len = strlen(v->text);
 
@@ -694,8 +708,9 @@ static void group_judge(const struct ibc_compare_opts *o, const struct cgroup *g
 	else
 		snprintf(v->name, sizeof(v->name), "suite %s (%zu rows)", g->suite, g->k);
 	snprintf(v->text, sizeof(v->text), "%s, median ratio %.3fx [%.3f, %.3f] over rows (threshold +-%.1f%%: "
-		 "scatter of the median %.1f%% over %zu BASE runs)", kind_names[v->kind], exp(g->st.p50),
-		 exp(g->st.ci_lo), exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
+		 "scatter of the median %.1f%% over %zu BASE runs)",
+		 too_noisy(o, v, t) ? NOISY : kind_names[v->kind], exp(g->st.p50), exp(g->st.ci_lo),
+		 exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
 }
 
 /* Did the machine move between BASE and NEW?  The placement probe's
@@ -877,9 +892,14 @@ int ibc_harness_compare(const struct ibc_compare_opts *o)
 	printf("# BASE: %s of each row (%zu run ids), NEW: %s; placement probe %.3f -> %.3f us\n",
 	       runs_text(&b, rb, sizeof(rb)), b.nruns, runs_text(&nw, rn, sizeof(rn)), b.probe_us, nw.probe_us);
 	printf("# a row is slower or faster beyond %gx its run-to-run scatter in BASE (at least its suite's "
-	       "median scatter and %g%%) x sqrt(1/R_new + 1/R_base)%s%s\n", IBC_COMPARE_K,
+	       "median scatter and %g%%) x sqrt(1/R_new + 1/R_base)%s%s; ", IBC_COMPARE_K,
 	       100 * IBC_COMPARE_ROW_FLOOR, o->min_effect > 0 ? "; never below --min-effect" : "",
 	       o->strict ? "; --strict: oversubscribed rows and probes judged" : "");
+	if (o->max_threshold > 0)
+		printf("within a threshold wider than +-%g%% it is inconclusive (too noisy to tell), not "
+		       "unchanged\n", 100 * o->max_threshold);
+	else
+		printf("unchanged within any threshold (--max-threshold 0)\n");
 	base_placements(&b);
 	for (i = 0; i < b.n; i++)
 		row_judge(o, &b, &b.r[i], row_find(&nw, b.r[i].key), tmp, &vd[i]);

@@ -76,7 +76,11 @@ struct ibc_compare_opts {
 	double min_effect;       /* a change smaller than this fraction is never slower or
 				    faster, whatever the noise; 0: none */
 	int strict;              /* oversubscribed rows and placement probes are judged */
+	double max_threshold;    /* a row or group whose threshold is wider than this fraction
+				    is not called unchanged (it could not have told a change
+				    that large) but inconclusive; 0: no limit */
 };
+#define IBC_COMPARE_MAX_THRESHOLD 1.0 /* `ibchar compare`'s default: +-100%, a 2x slowdown */
 
 /* IBC_OK: nothing slower, nothing missing; IBC_ERR_REMOTE (exit 1): a row or
  * group slower, or a row missing in NEW; IBC_ERR_INVAL (exit 2): damaged or

@@ -3,7 +3,8 @@
 # (tests/tools/mkruns.py: 3 suites of 44 rows and 3 probes, each run's
 # figure drawn with a known run-to-run scatter): one row x1.3; 24 rows x1.3;
 # every row of a suite x1.3; a suite x1.15 whose rows alone are within their
-# noise; everything x2 (the probe steady); everything and the probe (probe-same)
+# noise; rows and a suite too noisy to tell a 2x (inconclusive, not
+# unchanged; --max-threshold 0 as before); everything x2 (the probe steady); everything and the probe (probe-same)
 # x2 (the machine moved: nothing judged, unless --strict); everything x2 on
 # another CPU, or in a guest on another host (nothing judged, unless --strict;
 # a side that did not record it is judged); identical runs; two
@@ -20,7 +21,7 @@ tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
 # IBC_TEST_SEED shifts every seed (the verdicts must not hang on one draw)
 S=${IBC_TEST_SEED:-0}
-echo "1..53"
+echo "1..56"
 
 # cmp ARGS...: compare into $tmp/out (stdout) and $tmp/err; $rc its status
 cmp() {
@@ -89,6 +90,36 @@ cmp "$tmp/nbase" "$tmp/nnew"
 	[ "$(grep -E '^(not )?ok [0-9]+ - barrier ' "$tmp/out" | grep -c ': unchanged ')" -ge 9 ]
 ok $? "the barrier suite x1.15, rows alone within their noise (9 or more of 18 unchanged): the suite is slower, exit 1 (exit $rc)"
 [ $rc -eq 1 ] || show
+
+# 6b. rows too noisy to tell a 2x: each barrier row scatters 30% from run to
+# run (a row threshold near +-270%), the barrier suite x3: no barrier row is
+# called unchanged (too noisy to tell), the suite, whose median is steadier,
+# is slower; --max-threshold 0 calls such rows unchanged, as compare did
+$MK "$tmp/wbase" --runs 6 --seed $((7 + S)) --noise barrier=0.3
+$MK "$tmp/wnew" --runs 1 --prefix new --seed $((8 + S)) --noise barrier=0.3 --scale barrier=3
+cmp "$tmp/wbase" "$tmp/wnew"
+nb=$(grep -E '^(not )?ok [0-9]+ - barrier ' "$tmp/out" | grep -c 'too noisy to tell')
+[ $rc -eq 1 ] && [ "$nb" -ge 12 ] && ! grep -E '^(not )?ok [0-9]+ - barrier ' "$tmp/out" | grep -q ': unchanged ' &&
+	grep -q '^not ok [0-9]* - suite barrier (18 rows): slower' "$tmp/out" &&
+	[ "$(grep -E '^ok [0-9]+ - link ' "$tmp/out" | grep -c ': unchanged ')" -eq 10 ] &&
+	grep -q '^# a row .* wider than +-100% it is inconclusive (too noisy to tell)' "$tmp/out"
+ok $? "rows that could not tell a 2x: none unchanged ($nb too noisy), the suite slower, link unchanged, exit 1 (exit $rc)"
+[ $rc -eq 1 ] || show
+cmp --max-threshold 0 "$tmp/wbase" "$tmp/wnew"
+[ $rc -eq 1 ] && [ "$(grep -E '^ok [0-9]+ - barrier ' "$tmp/out" | grep -c ': unchanged ')" -ge 12 ] &&
+	! grep -q 'too noisy' "$tmp/out"
+ok $? "... --max-threshold 0: those rows unchanged, as without the limit (exit $rc)"
+
+# 6c. a suite too noisy to tell: every run moves whole suites by 60%, nothing
+# changed: the groups are too noisy to tell, not unchanged (without the
+# limit: unchanged)
+$MK "$tmp/gbase" --runs 6 --seed $((9 + S)) --suite-noise 0.6
+$MK "$tmp/gnew" --runs 1 --prefix new --seed $((10 + S)) --suite-noise 0.6
+cmp "$tmp/gbase" "$tmp/gnew"
+g=$(grep -c '^ok [0-9]* - suite barrier (18 rows): inconclusive: too noisy to tell' "$tmp/out")
+cmp --max-threshold 0 "$tmp/gbase" "$tmp/gnew"
+[ "$g" -eq 1 ] && [ $rc -eq 0 ] && grep -q '^ok [0-9]* - suite barrier (18 rows): unchanged' "$tmp/out"
+ok $? "a suite whose runs scatter 60%: too noisy to tell; with --max-threshold 0 unchanged (exit $rc)"
 
 # 7. everything x2 (the code: the placement probe is steady)
 $MK "$tmp/x2" --runs 1 --prefix new --seed $((2 + S)) --scale all=2 --scale probe=1
