@@ -41,7 +41,8 @@ static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 
 	for (;;) {
 		rc = ibc_xport_cq_wait(x, IBC_XPORT_CQ_RECV, WAIT_NS, &wc);
-		in->mc_posted = 0;
+		if (rc == IBC_OK) /* the receive is consumed, whatever its status */
+			in->mc_posted = 0;
 		if (rc == IBC_OK && wc.status != IBC_OK) {
 			ibc_error("logp: rtt-mcast: a multicast receive failed: %s", wc.reason);
 			rc = wc.status;

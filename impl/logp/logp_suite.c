@@ -892,7 +892,8 @@ const struct ibc_suite_def ibc_logp_suite = {
 	.variants_fill = variants_fill,
 	.b2b_iters = 1000, /* has_b2b's kernels */
 	/* the model predicts back-to-back collectives (paper_us) from these
-	 * rows' window-mode figures; primed, the kernels were faster than those
+	 * rows' window-mode figures (the round trips: their loops' b2b_p50_us,
+	 * where has_b2b); primed, the kernels were faster than those
 	 * rows by more than the model held (shm, N = 2, near: 15-18 of 24 rows
 	 * within 20%, against 23-24 unprimed, docs/model.md) */
 	.unprimed = "the model's kernels, fitted to back-to-back rows (docs/model.md)",
