@@ -13,7 +13,9 @@
  *     waits for k = max(out, in) peers costs t_1:k = o_s(k) + k L(k), with
  *     L(k) = RTT(k)/2 - (o_s(k) + o_s(1)) from the p50 of rtt-*-1n and
  *     os-* (write rounds: the RDMA write kernels; send rounds: send/recv;
- *     a multicast release: send at k = 1, as the model has no multicast).
+ *     a multicast release: rtt-mcast, else send at k = 1); RTT from the
+ *     kernel's back-to-back loop (b2b_p50_us) instead where the run has one
+ *     and opts.b2b asks for it.
  *   LoP-RTT: k RTT(k)/2 per round, the same kernels without the overhead
  *     algebra (which goes negative where o_s is not << L).
  *   LogGP: 2o + L + (s-1)G + (k-1) max(o, g + (s-1)G) per round, o, g, L
