@@ -101,13 +101,14 @@ static const struct ibc_logp_loggp *loggp_get(const struct ibc_logp_params *pr, 
 /* ------------------------------------------------------------- LoP ----- */
 
 /* A round trip kernel rv at (bytes, n, k): its back-to-back loop's median
- * where the run measured one and the model asks for it (pr->rtt_b2b),
- * else its p50. */
+ * where the run measured one and both the model (pr->rtt_b2b) and the
+ * caller (b2b) ask for it, else its p50. */
 static double rtt_value(const struct ibc_logp_params *pr, const char *xport, const char *rv,
-			size_t bytes, int n, int k, unsigned *notes)
+			size_t bytes, int n, int k, int b2b, unsigned *notes)
 {
 	unsigned nb = 0;
-	double v = pr->rtt_b2b ? ibc_logp_params_value(pr, xport, rv, 3, bytes, n, k, &nb) : NAN;
+	double v = b2b && pr->rtt_b2b ? ibc_logp_params_value(pr, xport, rv, 3, bytes, n, k, &nb)
+				      : NAN;
 
 	if (isfinite(v)) {
 		*notes |= nb | NOTE_B2B;
@@ -116,29 +117,38 @@ static double rtt_value(const struct ibc_logp_params *pr, const char *xport, con
 	return ibc_logp_params_value(pr, xport, rv, 1, bytes, n, k, notes);
 }
 
+/* A round's RTT by kernel rv (rtt_value).  rtt-mcast (a datagram out, a
+ * write back; k = 1): RTT/2 is the datagram's one way, RTT(rtt-mcast) -
+ * RTT(rtt-write-1n, p = 1)/2; one that is <= 0 is not a time (NAN, note
+ * mcast<=0). */
+static double rtt_round(const struct ibc_logp_params *pr, const char *xport, const char *rv,
+			size_t bytes, int n, int k, int b2b, unsigned *notes)
+{
+	double rtt = rtt_value(pr, xport, rv, bytes, n, k, b2b, notes);
+
+	if (strcmp(rv, MC_KERNEL) != 0)
+		return rtt;
+	rtt = 2 * rtt - rtt_value(pr, xport, MC_BACK, bytes, n, 1, b2b, notes);
+	if (rtt > 0)
+		return rtt;
+	*notes |= isfinite(rtt) ? NOTE_MCNEG : 0;
+	return NAN;
+}
+
 /* At one measured size: v[0] = t_1:k = o_s(k) + k L(k), L(k) = RTT(k)/2 -
- * (o_s(k) + o_s(1)) (LoP as printed); v[1] = k RTT(k)/2, half the 1:k
- * exchange, the same kernels without the overhead algebra.  rtt-mcast (a
- * datagram out, a write back; k = 1): RTT/2 is the datagram's one way,
- * RTT(rtt-mcast) - RTT(rtt-write-1n, p = 1)/2; one that is <= 0 is not a
- * time (NAN, note mcast<=0). */
+ * (o_s(k) + o_s(1)) (LoP as printed: its RTT timed one call at a time, as
+ * its overheads are); v[1] = k RTT(k)/2, half the 1:k exchange, the same
+ * kernels without the overhead algebra, RTT from the kernel's
+ * back-to-back loop where measured (rtt_value). */
 static void lop_at_size(const struct ibc_logp_params *pr, const char *xport, const char *rv,
 			const char *ov, size_t bytes, int n, int k, unsigned *notes, double *v)
 {
 	double o = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, k, notes);
 	double o1 = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, 1, notes);
-	double rtt = rtt_value(pr, xport, rv, bytes, n, k, notes);
+	double rtt1 = rtt_round(pr, xport, rv, bytes, n, k, 0, notes);
 
-	if (strcmp(rv, MC_KERNEL) == 0) {
-		rtt = 2 * rtt - rtt_value(pr, xport, MC_BACK, bytes, n, 1, notes);
-		if (!(rtt > 0)) {
-			*notes |= isfinite(rtt) ? NOTE_MCNEG : 0;
-			v[0] = v[1] = NAN;
-			return;
-		}
-	}
-	v[0] = o + k * (rtt / 2 - (o + o1));
-	v[1] = k * rtt / 2;
+	v[0] = o + k * (rtt1 / 2 - (o + o1));
+	v[1] = k * rtt_round(pr, xport, rv, bytes, n, k, 1, notes) / 2;
 }
 
 static int cmp_size(const void *a, const void *b)

@@ -13,11 +13,12 @@
  *     waits for k = max(out, in) peers costs t_1:k = o_s(k) + k L(k), with
  *     L(k) = RTT(k)/2 - (o_s(k) + o_s(1)) from the p50 of rtt-*-1n and
  *     os-* (write rounds: the RDMA write kernels; send rounds: send/recv;
- *     a multicast release: rtt-mcast, else send at k = 1); RTT from the
- *     kernel's back-to-back loop (b2b_p50_us) instead where the run has one
- *     and opts.b2b asks for it.
+ *     a multicast release: rtt-mcast, else send at k = 1), all timed one
+ *     call at a time.
  *   LoP-RTT: k RTT(k)/2 per round, the same kernels without the overhead
- *     algebra (which goes negative where o_s is not << L).
+ *     algebra (which goes negative where o_s is not << L), RTT from the
+ *     kernel's back-to-back loop (b2b_p50_us) where the run has one and
+ *     opts.b2b asks for it.
  *   LogGP: 2o + L + (s-1)G + (k-1) max(o, g + (s-1)G) per round, o, g, L
  *     at the smallest size and G over the sizes (Netgauge's PRTT method).
  *
@@ -49,8 +50,8 @@
  *     mcast~send (a run without rtt-mcast rows: RGM's release costed as
  *     a send round trip), no-G, lop<=0, loggp<0->0: a LogGP parameter
  *     estimated < 0 held at 0, mcast<=0: the multicast one way from
- *     rtt-mcast is not a time, rtt~b2b: a round trip from its kernel's
- *     back-to-back loop (opts.b2b), oversub), lop_status, lop_rtt_status,
+ *     rtt-mcast is not a time, rtt~b2b: LoP-RTT's round trip from its
+ *     kernel's back-to-back loop (opts.b2b), oversub), lop_status, lop_rtt_status,
  *     loggp_status ("ok", "no prediction: ..", "not modelled
  *     (oversubscribed)"), best (the model closest to the measurement),
  *     best_err, copy_us (the copy term in each model's value; empty: not
