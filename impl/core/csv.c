@@ -468,6 +468,13 @@ const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, siz
 	return NULL;
 }
 
+double ibc_csv_extra_num(const char *extra, const char *key)
+{
+	char b[64];
+
+	return ibc_csv_extra_get(extra, key, b, sizeof(b)) != NULL && b[0] ? strtod(b, NULL) : NAN;
+}
+
 double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column)
 {
 	const char *c = ibc_csv_cell(t, row, column);

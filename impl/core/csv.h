@@ -53,5 +53,8 @@ int ibc_csv_num_text(const char *text, double *out);
 /* The value of key in a results row's extra cell ("k=v;k=v"), copied into
  * buf; NULL when the key is absent. */
 const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, size_t cap);
+/* The value of key in an extra cell as a number, as ibc_csv_num reads a
+ * cell: NAN when the key is absent or its value empty. */
+double ibc_csv_extra_num(const char *extra, const char *key);
 
 #endif

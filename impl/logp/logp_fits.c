@@ -23,12 +23,8 @@ static const char *const stats_names[] = { "min", "p50", "mean", "b2b" };
 /* statistic s of row r: a column, or the extra's b2b_p50_us (NAN: none) */
 static double row_stat(const struct ibc_csv_table *t, size_t r, int s)
 {
-	char b[32];
-
-	if (s < NSTATS_COLS)
-		return ibc_csv_num(t, r, stats_cols[s]);
-	return ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), stats_cols[s], b, sizeof(b)) && b[0]
-		       ? strtod(b, NULL) : NAN;
+	return s < NSTATS_COLS ? ibc_csv_num(t, r, stats_cols[s])
+			       : ibc_csv_extra_num(ibc_csv_str(t, r, "extra"), stats_cols[s]);
 }
 
 static int row_is(const struct ibc_csv_table *t, size_t r, const char *run_id)
@@ -323,7 +319,6 @@ static int derive_L(struct ibc_csv_writer *w, const struct ibc_csv_table *t, con
 static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t, const char *run_id)
 {
 	struct { char xport[16]; int n; } jobs[32];
-	char dbuf[32];
 	size_t nj = 0, r, k, sizes[32], ns, i;
 	int rc = IBC_OK;
 
@@ -370,8 +365,7 @@ static int derive_loggp(struct ibc_csv_writer *w, const struct ibc_csv_table *t,
 			p1 = ibc_csv_num(t, (size_t)r1, "p50_us");
 			pn = ibc_csv_num(t, (size_t)rn, "p50_us");
 			pd = ibc_csv_num(t, (size_t)rd, "p50_us");
-			d = ibc_csv_extra_get(ibc_csv_str(t, (size_t)rd, "extra"), "d_us", dbuf,
-					      sizeof(dbuf)) ? strtod(dbuf, NULL) : NAN;
+			d = ibc_csv_extra_num(ibc_csv_str(t, (size_t)rd, "extra"), "d_us");
 			g = (pn - p1) / (IBC_LOGP_PRTT_N - 1);
 			o = (pd - p1) / (IBC_LOGP_PRTT_N - 1) - d;
 			L = p1 / 2 - 2 * o;
@@ -573,11 +567,8 @@ static void loggp_load(const char *path, struct ibc_logp_params *out)
 static double row_p(const struct ibc_csv_table *t, size_t r)
 {
 	double p = ibc_csv_num(t, r, "fanin");
-	char b[24];
 
-	if (isnan(p) && ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), "p", b, sizeof(b)))
-		p = strtod(b, NULL);
-	return p;
+	return isnan(p) ? ibc_csv_extra_num(ibc_csv_str(t, r, "extra"), "p") : p;
 }
 
 /* the fitted run's kernel rows */

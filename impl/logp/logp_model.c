@@ -55,9 +55,7 @@ static double num(const char *c)
  * none: every message eager */
 static size_t row_eager(const struct ibc_csv_table *t, size_t r)
 {
-	char b[32];
-	double v = ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), "eager_max", b, sizeof(b)) ? num(b)
-											       : NAN;
+	double v = ibc_csv_extra_num(ibc_csv_str(t, r, "extra"), "eager_max");
 
 	return isfinite(v) && v >= 0 ? (size_t)v : SIZE_MAX;
 }
@@ -67,9 +65,7 @@ static size_t row_eager(const struct ibc_csv_table *t, size_t r)
  * MPI_Barrier before every all-to-all), else p50_us; *as names which. */
 static double measured(const struct ibc_csv_table *t, size_t r, const char **as)
 {
-	char b2b[32];
-	double v = ibc_csv_extra_get(ibc_csv_str(t, r, "extra"), "paper_us", b2b, sizeof(b2b))
-			   ? num(b2b) : NAN;
+	double v = ibc_csv_extra_num(ibc_csv_str(t, r, "extra"), "paper_us");
 
 	*as = "paper_us";
 	if (!isfinite(v) || v <= 0) {

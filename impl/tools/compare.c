@@ -534,18 +534,17 @@ static double threshold(double sigma, size_t rn, size_t rb, double min_effect)
 	return min_effect > 0 && log1p(min_effect) > t ? log1p(min_effect) : t;
 }
 
-#define NOISY "inconclusive: too noisy to tell (within a threshold wider than --max-threshold)"
-
-/* An unchanged verdict whose threshold t is wider than --max-threshold
- * could not have told a change of that size (a 2x slowdown at the default
- * 100%): inconclusive instead, 1.  Slower and faster stand: the change
- * was beyond even that threshold. */
-static int too_noisy(const struct ibc_compare_opts *o, struct verdict *v, double t)
+/* A judged verdict's kind, and its text.  An unchanged verdict whose
+ * threshold t is wider than --max-threshold could not have told a change
+ * of that size (a 2x slowdown at the default 100%): it becomes
+ * inconclusive.  Slower and faster stand: the change was beyond even that
+ * threshold. */
+static const char *kind_text(const struct ibc_compare_opts *o, struct verdict *v, double t)
 {
 	if (v->kind != V_UNCHANGED || o->max_threshold <= 0 || t <= log1p(o->max_threshold))
-		return 0;
+		return kind_names[v->kind];
 	v->kind = V_INCONCLUSIVE;
-	return 1;
+	return "inconclusive: too noisy to tell (within a threshold wider than --max-threshold)";
 }
 
 /* 0: no run of the row was primed, 1: every run, 2: some */
@@ -626,8 +625,8 @@ static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, c
 	v->judged = 1; /* in its groups, whether or not its own threshold can tell */
 	v->kind = v->d > t ? V_SLOWER : v->d < -t ? V_FASTER : V_UNCHANGED;
 	snprintf(v->text, sizeof(v->text), "%s %.3fx, %.4g -> %.4g us (threshold +-%.1f%%: scatter %.1f%% over %zu "
-		 "BASE runs, %zu NEW)", too_noisy(o, v, t) ? NOISY : kind_names[v->kind], ratio,
-		 exp(x->mlog), exp(y->mlog), pct(t), pct(sigma), x->nu, y->nu);
+		 "BASE runs, %zu NEW)", kind_text(o, v, t), ratio, exp(x->mlog), exp(y->mlog), pct(t),
+		 pct(sigma), x->nu, y->nu);
 	if (strcmp(x->group, y->group) != 0) {
 		size_t len = strlen(v->text);
 
@@ -708,9 +707,8 @@ static void group_judge(const struct ibc_compare_opts *o, const struct cgroup *g
 	else
 		snprintf(v->name, sizeof(v->name), "suite %s (%zu rows)", g->suite, g->k);
 	snprintf(v->text, sizeof(v->text), "%s, median ratio %.3fx [%.3f, %.3f] over rows (threshold +-%.1f%%: "
-		 "scatter of the median %.1f%% over %zu BASE runs)",
-		 too_noisy(o, v, t) ? NOISY : kind_names[v->kind], exp(g->st.p50), exp(g->st.ci_lo),
-		 exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
+		 "scatter of the median %.1f%% over %zu BASE runs)", kind_text(o, v, t), exp(g->st.p50),
+		 exp(g->st.ci_lo), exp(g->st.ci_hi), pct(t), pct(sigma), g->rb);
 }
 
 /* Did the machine move between BASE and NEW?  The placement probe's

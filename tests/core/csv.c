@@ -5,6 +5,7 @@
 #include "core/status.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,20 @@ static void strict_numbers(void)
 	ibc_csv_table_free(t);
 }
 
+/* a number from a row's extra cell: the key's value, NAN when the key is
+ * absent (a key that ends another's name is not it) or empty */
+static void extra_numbers(void)
+{
+	const char *e = "kernel=rtt-1n;paper_us=0.6957;b2b_p50_us=0.4708;empty=;p=1";
+
+	tap_is_double_within(ibc_csv_extra_num(e, "b2b_p50_us"), 0.4708, 1e-12, "extra_num: a key's value");
+	tap_is_double_within(ibc_csv_extra_num(e, "p"), 1.0, 1e-12, "extra_num: the last key");
+	tap_ok(isnan(ibc_csv_extra_num(e, "p50_us")), "extra_num: a key only inside another's name is absent");
+	tap_ok(isnan(ibc_csv_extra_num(e, "empty")), "extra_num: an empty value is NAN");
+	tap_ok(isnan(ibc_csv_extra_num("", "p")) && isnan(ibc_csv_extra_num(NULL, "p")),
+	       "extra_num: an empty or missing cell is NAN");
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -315,6 +330,7 @@ int main(void)
 	interrupted();
 	malformed();
 	strict_numbers();
+	extra_numbers();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
