@@ -52,7 +52,7 @@ hang_case() {
 		! grep -q "rank [02] (pid [0-9]* on .*) did not answer" "$tmp/err"
 	blamed=$?
 	ok $blamed "$l: ... rank 1 is named as the rank that did not answer, ranks 0 and 2 as waiting for it"
-	[ $rc -ne 0 ] && [ "$rows" -eq 1 ] && [ $blamed -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -20
+	[ $rc -ne 0 ] && [ "$rows" -eq 1 ] && [ $blamed -eq 0 ] || tail -20 "$tmp/err" | diag
 	sleep 1
 	left=$(pgrep -f -- "--out $out" | wc -l)
 	[ "$left" -eq 0 ]; ok $? "$l: ... no process of the run left ($left)"
@@ -105,7 +105,7 @@ grep -q "alltoall at 3 ranks (launcher fork): deadline 61.5 s without a new row 
 ok $? "^C: the launch states its deadline, derived from the budget (3 x 0.5 s + 60 s)"
 grep -q "(launcher fork): interrupted (Interrupt): ending it" "$tmp/err" && [ $rc -ne 0 ] && [ "$rows" -eq 1 ]
 ok $? "^C: the launch is ended as interrupted (exit $rc), the row of point 1 kept ($rows)"
-[ $rc -ne 0 ] && [ "$rows" -eq 1 ] || sed 's/^/# /' "$tmp/err" | tail -8
+[ $rc -ne 0 ] && [ "$rows" -eq 1 ] || tail -8 "$tmp/err" | diag
 grep -q "(launcher fork): rank 1 (pid [0-9]* on .*) did not answer" "$tmp/err"
 ok $? "^C: ... and says which rank did not answer"
 sleep 1

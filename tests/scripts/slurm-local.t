@@ -55,7 +55,7 @@ export SLURM_CONF=/run/ibchar/slurm/slurm.conf
 "$SL" up 2 >"$tmp/up" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(sinfo -h -N -t idle -o %N | wc -l)" -eq 2 ]
 ok $? "slurm-local up 2: two idle nodes (exit $rc)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/up"
+[ $rc -eq 0 ] || diag < "$tmp/up"
 
 # shellcheck disable=SC2016
 timeout 60 srun -N2 --ntasks-per-node=2 sh -c 'ip -4 -o addr show eth0 | awk "{print \$4}"' \
@@ -93,7 +93,7 @@ for dist in block cyclic; do
 		>"$tmp/live" 2>&1
 	[ "$(grep -c '^ok ' "$tmp/live")" -eq 6 ] && ! grep -q '^not ok' "$tmp/live"
 	ok $? "ibchar's pmi2 bootstrap on 2 hosts, 5 ranks, $dist: collectives, node ids, local ranks"
-	grep -v '^ok\|^1\.\.' "$tmp/live" | sed 's/^/# /'
+	grep -v '^ok\|^1\.\.' "$tmp/live" | diag
 done
 
 timeout 300 "$BUILD/bin/ibchar" run barrier --launcher srun --ranks 2,4 --iters 100 --xport shm \
@@ -102,7 +102,7 @@ rc=$?
 c=$(awk -F, 'NR > 1 && $2 == "barrier" && $6 == "srun" { n++ } END { print n + 0 }' "$res/a/results.csv" 2>/dev/null)
 [ $rc -eq 0 ] && [ "$c" -eq 11 ]
 ok $? "ibchar run barrier --launcher srun: every variant at N = 2, 4 over PMI-2 ($c rows, exit $rc)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | tail -5
+[ $rc -eq 0 ] || tail -5 "$tmp/err" | diag
 if [ -x "$BUILD/bin/ibchar-barrier-mpich" ]; then
 	timeout 300 "$BUILD/bin/ibchar" run barrier --launcher srun --mpi mpich --ranks 2 --iters 100 \
 		--xport shm --out "$res/b" >"$tmp/sum" 2>"$tmp/err"
@@ -121,7 +121,7 @@ timeout 120 salloc -N2 -n4 "$BUILD/bin/ibchar-launch" -- sh -c 'ip -4 -o addr sh
 rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c '^10\.77\.0\.' "$tmp/la")" -eq 4 ] && [ "$(grep '^10\.77' "$tmp/la" | sort -u | wc -l)" -eq 2 ]
 ok $? "ibchar-launch inside salloc -N2 -n4: 4 processes on the 2 hosts of the allocation (exit $rc)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/la" | tail -5
+[ $rc -eq 0 ] || tail -5 "$tmp/la" | diag
 timeout 120 salloc -N2 -n4 "$BUILD/bin/ibchar-launch" -- "$BUILD/tests/launcher/hello-mpich" >"$tmp/lm" 2>&1
 ranks "$tmp/lm" 4; ok $? "... MPICH under it (PMI-1 of ibchar-launch): ranks 0..3 of 4"
 
@@ -138,7 +138,7 @@ want=8
 rows_ok=$?
 ok $rows_ok "ibchar run launch --hosts 2 --variants tree,srun,srun-pmix: $c of $want srun rows over 2 hosts (exit $rc)"
 if [ $rows_ok -ne 0 ]; then
-	sed 's/^/# /' "$tmp/ls" | tail -12
+	tail -12 "$tmp/ls" | diag
 	cut -d, -f3,4,6 "$res/launch/results.csv" 2>/dev/null | sed 's/^/# row: /'
 fi
 
