@@ -288,14 +288,18 @@ static int ops_timed_mark(struct ibc_harness *h, struct op_state *st, size_t n, 
  * medians, and compare cannot judge a row primed on one side only (a
  * Soft-RoCE run of the suites 2x slower lost 11 of its 51 verdicts so,
  * docs/measurements.md).  A prime of a long operation costs the point
- * time (under a budget, samples), not accuracy. */
+ * time (under a budget, samples), not accuracy.  An operation timed alone in
+ * its group needs none: each timed iteration follows its own last one, what
+ * a prime gives, and its rows say primed=1 too (a row moved between a group
+ * of its own and a group of several by the noise was another row that
+ * compare could not judge). */
 #define GROUP_RATIO 10.0
 #define GROUP_FLOOR_US 20.0
 
 static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const double *d)
 {
 	/* grp[k]: op k's group, grp[n]: the number of groups, grp[n + 1 + k]:
-	 * op k primed */
+	 * 1 op k primed, 2 op k alone in its group */
 	int *grp = calloc(2 * n + 1, sizeof(int)), rc = IBC_OK, g;
 	char *taken = calloc(n, 1);
 	size_t k, best;
@@ -327,8 +331,11 @@ static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const
 
 			for (j = 0; j < n; j++)
 				members += st[j].active && grp[j] == grp[k];
-			grp[n + 1 + k] = st[k].active && members > 1 &&
-					 (h->p->unprimed == NULL || st[k].op->primed);
+			if (st[k].active && members == 1)
+				grp[n + 1 + k] = 2;
+			else
+				grp[n + 1 + k] = st[k].active &&
+						 (h->p->unprimed == NULL || st[k].op->primed);
 		}
 	}
 	if (rc == IBC_OK)
@@ -336,7 +343,8 @@ static int ops_group(struct ibc_harness *h, struct op_state *st, size_t n, const
 	if (rc == IBC_OK) {
 		for (k = 0; k < n; k++) {
 			st[k].group = grp[k];
-			st[k].prime = grp[n + 1 + k];
+			st[k].prime = grp[n + 1 + k] == 1;
+			st[k].alone = grp[n + 1 + k] == 2;
 		}
 		h->ngroups = grp[n];
 		h->group = 0;

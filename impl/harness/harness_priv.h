@@ -30,6 +30,8 @@ struct op_state {
 	int group;        /* interleaved with the operations of its group (harness.c), */
 	long iters;       /* ... which ran this many timed iterations */
 	int prime;        /* 1: each timed iteration follows an untimed one of it (harness.c) */
+	int alone;        /* 1: timed alone in its group, each timed iteration after its own
+			     last one (as a prime would leave it; rows say primed=1) */
 	double slow_pct;  /* IBC_SLOWDOWN's stretch of it, looked up once per point */
 	double slow_min_us; /* ... of its shortest iteration so far (0: none yet) */
 	/* window mode */

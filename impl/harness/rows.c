@@ -209,7 +209,10 @@ int ibc_harness_row_write(struct ibc_harness *h, struct op_state *s, struct op_s
 	extra_append(extra, sizeof(extra), "sync=%s", h->window ? "window" : "barrier");
 	if (h->ngroups > 1) /* timed with the operations of its group only (harness.c) */
 		extra_append(extra, sizeof(extra), "group=%d/%d", s->group + 1, h->ngroups);
-	if (s->prime) /* each timed iteration after an untimed one of it (harness.c) */
+	/* each timed iteration after a call of its own: its prime, or timed
+	 * alone, its own last call (harness.c); either way what it finds in
+	 * the caches is its own, so compare may judge one against the other */
+	if (s->prime || s->alone)
 		extra_append(extra, sizeof(extra), "primed=1");
 	if (h->window)
 		extra_append(extra, sizeof(extra), "window_us=%.3f;late_tol_us=%.3f;late=%ld;late_iters=%ld",
