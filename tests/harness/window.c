@@ -3,10 +3,11 @@
  *  - the clock: one node, checked, a small error bound;
  *  - an operation of known cost: every rank spins D_r = 100 (r + 1) us, then
  *    all meet at a shared-memory barrier; the slowest rank's time from the
- *    common start is max D_r plus the barrier: reported within 10 us
- *    (p50), and the skew (spread of the exit times) is under 10 us;
+ *    common start is max D_r plus the barrier: reported as that (p50, not
+ *    below it nor half a D above, about()), and the skew (spread of the
+ *    exit times) is under half a D;
  *  - known cost without a meeting: rank r spins D_r; p50 = max D_r and
- *    skew = max - min within 5 us; as a point-to-point operation, p50 =
+ *    skew = max - min (about()); as a point-to-point operation, p50 =
  *    rank 0's D_0;
  *  - where a sample starts (ibc_harness_sample_from): a point-to-point
  *    operation in window mode from its call, anything else from the start;
@@ -62,6 +63,16 @@
 #define ITERS_ONE_BLOCK 16 /* WINDOW_BLOCK_MIN: one anchor for the whole point */
 #define D_US 100.0
 #define SENTINEL_US 1e6 /* the figure a forced-late iteration reports */
+
+/* v measures a known cost want: never below it (less the timer's error),
+ * and less than half a D_US above it, so that the wrong figure (another
+ * rank's D_r, or their sum) fails, while a loaded machine that delays the
+ * meeting or the exits by tens of microseconds does not (the first margin
+ * here, 10 us, failed in a CI run beside a Soft-RoCE guest) */
+static int about(double v, double want)
+{
+	return v > want - 2 && v < want + D_US / 2;
+}
 
 /* a sense-reversing barrier in a MAP_SHARED page made before fork */
 struct meet {
@@ -441,28 +452,27 @@ int main(int argc, char **argv)
 	job(0, IBC_HARNESS_SYNC_WINDOW, 0, &r);
 	tap_is_int(r.rc, IBC_OK, "spin + meet, window: run succeeds");
 	tap_is_str(r.sync, "window", "... meta.csv says sync window");
-	tap_ok(fabs(r.p50 - 2 * D_US) < 10, "... p50 %.3f us = max D_r %.0f us within 10 us", r.p50,
-	       2 * D_US);
-	tap_ok(r.skew >= 0 && r.skew < 10, "... skew (spread of the exits) %.3f us < 10 us", r.skew);
+	tap_ok(about(r.p50, 2 * D_US), "... p50 %.3f us = max D_r %.0f us (about())", r.p50, 2 * D_US);
+	tap_ok(r.skew >= 0 && r.skew < D_US / 2, "... skew (spread of the exits) %.3f us < %.0f us",
+	       r.skew, D_US / 2);
 	tap_ok(r.iters + r.late_iters == ITERS, "... iters %.0f + late_iters %.0f = %d", r.iters,
 	       r.late_iters, ITERS);
 
 	job(0, IBC_HARNESS_SYNC_BARRIER, 0, &r);
 	tap_is_int(r.rc, IBC_OK, "spin + meet, barrier sync: run succeeds");
-	tap_ok(strcmp(r.sync, "node-shm-barrier") == 0 && fabs(r.p50 - 2 * D_US) < 10,
+	tap_ok(strcmp(r.sync, "node-shm-barrier") == 0 && about(r.p50, 2 * D_US),
 	       "... on the node's shared-memory barrier (%s): p50 %.3f us", r.sync, r.p50);
 
 	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
 	tap_is_int(r.rc, IBC_OK, "spin only, window: run succeeds");
-	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... p50 %.3f us = max D_r within 5 us", r.p50);
-	tap_ok(fabs(r.skew - D_US) < 5, "... skew %.3f us = max - min of D_r within 5 us", r.skew);
+	tap_ok(about(r.p50, 2 * D_US), "... p50 %.3f us = max D_r (about())", r.p50);
+	tap_ok(about(r.skew, D_US), "... skew %.3f us = max - min of D_r (about())", r.skew);
 
 	job_root = 1;
 	job(1, IBC_HARNESS_SYNC_WINDOW, 0, &r);
 	job_root = 0;
 	tap_is_int(r.rc, IBC_OK, "spin only, point to point (rank 0's time), window: run succeeds");
-	tap_ok(fabs(r.p50 - D_US) < 5, "... p50 %.3f us = rank 0's D_0 %.0f us within 5 us", r.p50,
-	       D_US);
+	tap_ok(about(r.p50, D_US), "... p50 %.3f us = rank 0's D_0 %.0f us (about())", r.p50, D_US);
 
 	job(3, IBC_HARNESS_SYNC_WINDOW, 5000, &r);
 	tap_is_int(r.rc, IBC_OK, "sleeping ranks, W fixed at 5 ms: run succeeds");
@@ -480,8 +490,7 @@ int main(int argc, char **argv)
 	tap_ok(r.max > 0 && r.max < SENTINEL_US,
 	       "... none of them is in the statistics: max %.3f us < the %.0f us they report",
 	       r.max, SENTINEL_US);
-	tap_ok(fabs(r.p50 - 2 * D_US) < 5, "... the others still measure the cost: p50 %.3f us",
-	       r.p50);
+	tap_ok(about(r.p50, 2 * D_US), "... the others still measure the cost: p50 %.3f us", r.p50);
 
 	/* windows far longer than the operation (W fixed at 20 ms, 200
 	 * iterations: 4 s) against a 1 s budget: the warm-up, timed at the sync
