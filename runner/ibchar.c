@@ -121,6 +121,7 @@ static const char *model_fits;
 static long model_pus;
 static int model_any_place;
 static const char *model_rtt = "b2b";
+static const char *model_measured = "median";
 static const struct ibc_opt model_opts[] = {
 	{ .name = "fits", .type = IBC_OPT_STRING, .dest = &model_fits, .metavar = "DIR2",
 	  .help = "take fits.csv and logp-derived.csv from DIR2 (a logp run) instead of DIR" },
@@ -138,12 +139,18 @@ static const struct ibc_opt model_opts[] = {
 	  .help = "what a round trip kernel costs: b2b, its back-to-back loop's median (the "
 		  "rows' b2b_p50_us: rtt-write-1n, its post list, rtt-mcast), like the rows it "
 		  "predicts, where the run measured one, else p50; p50: its timed iterations' "
-		  "median, one call at a time (default b2b)" },
+		  "median, one call at a time" },
+	{ .name = "measured", .type = IBC_OPT_STRING, .dest = &model_measured,
+	  .metavar = "median|mean",
+	  .help = "what a row is measured by: its back-to-back loop's median (b2b_p50_us), a "
+		  "median as the kernels' figures are, or its mean (paper_us: the papers' "
+		  "figure, which one preemption in the loop can double); else the other, else "
+		  "p50_us.  stdout also counts the rows within +-20% by the other" },
 	IBC_OPT_END
 };
 static const struct ibc_opt_spec model_spec = {
 	.prog = "ibchar model",
-	.synopsis = "[--fits DIR2] [--pus N] [--any-placement] [--rtt b2b|p50] DIR",
+	.synopsis = "[--fits DIR2] [--pus N] [--any-placement] [--rtt b2b|p50] [--measured median|mean] DIR",
 	.summary = "The LoP closed loop (Hoefler & Rehm): the fitted model of a logp run "
 		   "(DIR/fits.csv, from `ibchar run logp`) predicts every barrier and all-to-all "
 		   "row of DIR/results.csv from the algorithms' rounds, by LoP (as printed, and "
@@ -321,8 +328,15 @@ static int cmd_model(int argc, char **argv)
 			model_rtt);
 		return IBC_ERR_INVAL;
 	}
+	if (strcmp(model_measured, "median") != 0 && strcmp(model_measured, "mean") != 0) {
+		fprintf(stderr,
+			"ibchar model: --measured %s: median or mean\nTry 'ibchar model --help'.\n",
+			model_measured);
+		return IBC_ERR_INVAL;
+	}
 	return ibc_harness_runner_model(argv[first], model_fits, (int)model_pus, model_any_place,
-					strcmp(model_rtt, "b2b") == 0);
+					strcmp(model_rtt, "b2b") == 0,
+					strcmp(model_measured, "mean") == 0);
 }
 
 static int cmd_plot(int argc, char **argv, const char *bindir)

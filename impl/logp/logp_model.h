@@ -6,8 +6,9 @@
  * of such a suite (impl=ibchar, any run in DIR/results.csv) is predicted
  * by summing its rounds' costs, from the kernels of the same transport and
  * N (ibc_logp_params_value: the fit at that N, else the rows, else the
- * largest N's), against the row's back-to-back figure (paper_us, else
- * p50_us), by three models:
+ * largest N's), against the row's back-to-back loop (its median
+ * b2b_p50_us, or with opts.meas_mean its mean paper_us; else the other,
+ * else p50_us), by three models:
  *
  *   LoP (§4.4, as printed): a round in which the busiest rank sends to or
  *     waits for k = max(out, in) peers costs t_1:k = o_s(k) + k L(k), with
@@ -44,7 +45,7 @@
  *
  * Outputs (beside results.csv):
  *   lop-model.csv: suite, variant, xport, ranks, bytes, fanin, oversub
- *     (measured oversubscribed), measured_us, measured_as (paper_us|p50_us),
+ *     (measured oversubscribed), measured_us, measured_as (b2b_p50_us|paper_us|p50_us),
  *     p50_us, lop_us, lop_err, lop_rtt_us, lop_rtt_err, loggp_us,
  *     loggp_err, rounds, note (k>pmax, params-of-other-N, points, size>max,
  *     mcast~send (a run without rtt-mcast rows: RGM's release costed as
@@ -93,6 +94,10 @@ struct ibc_logp_model_opts {
 					       * kernels' back-to-back loops (stat b2b,
 					       * b2b_p50_us) where the run has them, else
 					       * their p50; 0: p50 */
+	int meas_mean;                        /* 1: a row is measured by its back-to-back
+					       * loop's mean (paper_us); 0: by the loop's
+					       * median (b2b_p50_us); either way else
+					       * the other, else p50_us */
 };
 
 /* IBC_ERR_NOTFOUND (logged) when there are no fits or no rows to predict. */

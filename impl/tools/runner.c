@@ -557,12 +557,12 @@ static int one_launch(const struct ibc_harness_runner_opts *o, const struct ibc_
 }
 
 int ibc_harness_runner_model(const char *dir, const char *fits_dir, int pus, int any_placement,
-			     int b2b)
+			     int b2b, int meas_mean)
 {
 	struct ibc_logp_family fams[16];
 	struct ibc_logp_model_opts mo = { .dir = dir, .fits_dir = fits_dir, .fams = fams,
 					  .out = stdout, .pus = pus, .any_placement = any_placement,
-					  .b2b = b2b };
+					  .b2b = b2b, .meas_mean = meas_mean };
 	size_t i;
 
 	for (i = 0; i < ibc_suites_count && mo.nfams < 16; i++)
@@ -869,7 +869,7 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o)
 		if (predicted && access(fits, R_OK) == 0) {
 			printf("\n");
 			fflush(stdout);
-			if (ibc_harness_runner_model(out, NULL, 0, 0, 1) != IBC_OK)
+			if (ibc_harness_runner_model(out, NULL, 0, 0, 1, 0) != IBC_OK)
 				failed++;
 		}
 	}

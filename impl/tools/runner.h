@@ -41,9 +41,10 @@ int ibc_harness_runner_run(const struct ibc_harness_runner_opts *o);
  * fits_dir (NULL: dir), for every suite of the table with rounds; the
  * table on stdout; pus > 0: PUs per node; any_placement: model rows
  * whatever the placement probe says; b2b: round trips from the kernels'
- * back-to-back loops where measured (logp_model.h). */
+ * back-to-back loops where measured; meas_mean: rows measured by their
+ * loops' means, not their medians (logp_model.h). */
 int ibc_harness_runner_model(const char *dir, const char *fits_dir, int pus, int any_placement,
-			     int b2b);
+			     int b2b, int meas_mean);
 /* The directory of the running executable (for bindir). */
 int ibc_harness_runner_bindir(char *buf, size_t cap);
 

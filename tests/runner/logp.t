@@ -8,7 +8,7 @@
 # MPI's; no negative time, oversubscribed rows not modelled), extrapolates
 # to 64 K and picks RGM's fan-in, with the copy and user-write terms;
 # `ibchar model` again,
-# with --fits from another directory, and its errors (no fits: exit 1; no
+# with --fits from another directory and --measured mean, and its errors (no fits: exit 1; no
 # directory: exit 2); bad rank counts refused; rtt-pool-1n at 17 fan-ins at once;
 # the round-trip kernels a collective is made of (rtt-write-1n, its post
 # list, rtt-mcast) also run back to back (paper_us, b2b_p50_us), validated
@@ -17,7 +17,7 @@
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$IBCHAR" "$BUILD/bin/ibchar-logp"
 tap_tmp logp
-echo "1..19"
+echo "1..20"
 
 timeout 300 "$IBCHAR" run logp barrier alltoall --ranks 2,8 --sizes 1,4096 --iters 50 --xport shm \
 	--out "$tmp/a" >"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -84,6 +84,14 @@ ok $? "lop-model.csv: no negative prediction; oversubscribed rows not modelled"
 [ $rc -eq 0 ] && grep -q '^barrier,rgm,shm,4,0,3,' "$tmp/b/lop-model.csv" &&
 	! grep -q ',mpi' "$tmp/b/lop-model.csv"
 ok $? "ibchar model --fits A B predicts B's rows with A's fits (exit $rc)"
+# rows measured by their loops' medians, or with --measured mean their means
+med=$(grep -c '^barrier,[a-z]*,shm,4,[0-9]*,[0-9]*,[01],[^,]*,b2b_p50_us,' "$tmp/b/lop-model.csv")
+"$IBCHAR" model --fits "$tmp/a" --measured mean "$tmp/b" >"$tmp/m" 2>"$tmp/merr"; rc=$?
+mean=$(grep -c '^barrier,[a-z]*,shm,4,[0-9]*,[0-9]*,[01],[^,]*,paper_us,' "$tmp/b/lop-model.csv")
+"$IBCHAR" model --fits "$tmp/a" --measured mode "$tmp/b" >/dev/null 2>"$tmp/merr2"; rc2=$?
+[ $rc -eq 0 ] && [ "$med" -ge 5 ] && [ "$mean" -eq "$med" ] && [ $rc2 -eq 2 ] &&
+	grep -q 'median or mean' "$tmp/merr2"
+ok $? "measured by the loop's median ($med rows), --measured mean by its mean ($mean); --measured mode: exit $rc2"
 "$IBCHAR" model "$tmp/b" >/dev/null 2>"$tmp/merr"; rc=$?
 [ $rc -eq 1 ] && grep -q 'no fitted model' "$tmp/merr"
 ok $? "... no fits.csv: exit 1 and why ($rc)"
