@@ -711,13 +711,13 @@ static struct ibc_tab *csv_tab(const char *dir, const char *name, const char *ti
 static void closed_loop(FILE *f, const char *dir)
 {
 	static const char *const mcols[] = { "suite", "variant", "ranks", "bytes", "fanin",
-					     "measured_us", "lop_us", "lop_err", "lop_rtt_us",
-					     "lop_rtt_err", "loggp_us", "loggp_err", "best",
-					     "lop_status", "lop_rtt_status", "loggp_status" };
+					     "measured_us", "measured_as", "lop_us", "lop_err",
+					     "lop_rtt_us", "lop_rtt_err", "loggp_us", "loggp_err",
+					     "best", "lop_status", "lop_rtt_status", "loggp_status" };
 	static const char *const mheads[] = { "suite", "variant", "N", "bytes", "fan-in",
-					      "measured us", "LoP us", "LoP err", "LoP-RTT us",
-					      "LoP-RTT err", "LogGP us", "LogGP err", "closest",
-					      "LoP", "LoP-RTT", "LogGP" };
+					      "measured us", "measured as", "LoP us", "LoP err",
+					      "LoP-RTT us", "LoP-RTT err", "LogGP us", "LogGP err",
+					      "closest", "LoP", "LoP-RTT", "LogGP" };
 	static const char *const fcols[] = { "ranks", "bytes", "model", "model_fanin",
 					     "measured_at_model_fanin_us", "measured_best_fanin",
 					     "measured_us", "model_over_best", "status" };

@@ -69,8 +69,9 @@ EOT
 "$IBCHAR" report "$cl" --out "$tmp/cl.html" >/dev/null 2>&1
 ! grep -q 'id="closed-loop"' "$tmp/r.html" && grep -q 'id="closed-loop"' "$tmp/cl.html" &&
 	grep -q '>+10.0%</td>' "$tmp/cl.html" && grep -q '>-20.0%</td>' "$tmp/cl.html" &&
-	grep -q '<td>no prediction: &lt;= 0</td>' "$tmp/cl.html" && grep -q '>1.000</td>' "$tmp/cl.html"
-ok $? "the closed loop: predicted, measured, the error per row, no prediction, the fan-in ratio"
+	grep -q '<td>no prediction: &lt;= 0</td>' "$tmp/cl.html" && grep -q '>1.000</td>' "$tmp/cl.html" &&
+	grep -q '<td>paper_us</td>' "$tmp/cl.html"
+ok $? "the closed loop: predicted, measured (and by what), the error per row, no prediction, the fan-in ratio"
 [ -z "$miss" ]; ok $? "provenance: host, kernel, device, MPI, git revision, sync, clock error, probe${miss:+ (missing$miss)}"
 grep -q '<caption>barrier: median (p50_us, slowest rank per iteration) by variant x ranks</caption>' "$tmp/r.html" &&
 	grep -q '<td>rds</td>' "$tmp/r.html"
