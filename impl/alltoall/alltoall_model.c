@@ -457,13 +457,6 @@ static double cell_num(const struct ibc_csv_table *t, size_t r, const char *col)
 	return c && *c ? strtod(c, NULL) : -1;
 }
 
-static double extra_num(const char *extra, const char *key)
-{
-	char v[64];
-
-	return ibc_csv_extra_get(extra, key, v, sizeof(v)) ? strtod(v, NULL) : -1;
-}
-
 static int write_params(const char *dir, const char *run_id, const char *xport,
 			const struct ibc_alltoall_model *md)
 {
@@ -525,7 +518,7 @@ static int write_rows(const char *dir, const struct ibc_csv_table *t, const char
 	for (r = 0; rc == IBC_OK && r + 1 < t->nrows; r++) {
 		const char *eq = NULL, *leq = NULL, *extra = ibc_csv_cell(t, r, "extra");
 		double meas = cell_num(t, r, "p50_us"), b2b, pred, lit;
-		char c_pred[32], c_extra[384];
+		char c_pred[32], c_extra[384], c_b2b[96] = "", c_lerr[48] = "";
 
 		if (strcmp(ibc_csv_str(t, r, "run_id"), run_id) != 0 ||
 		    strcmp(ibc_csv_str(t, r, "suite"), "alltoall") != 0 ||
@@ -534,20 +527,31 @@ static int write_rows(const char *dir, const struct ibc_csv_table *t, const char
 			continue;
 		pred = ibc_alltoall_model_predict(md, ibc_csv_cell(t, r, "variant"), md->ranks,
 						  (size_t)cell_num(t, r, "bytes"), eager, 1, &eq);
-		if (pred < 0)
+		if (pred < 0) /* not an algorithm of the model */
 			continue;
-		b2b = extra_num(extra, "paper_us");
+		if (!(pred > 0) || !isfinite(pred)) {
+			printf("alltoall model: %s N = %d, %s B: no prediction (the fitted model "
+			       "gives %.4g us: a time <= 0 is not physical)\n",
+			       ibc_csv_str(t, r, "variant"), md->ranks, ibc_csv_str(t, r, "bytes"), pred);
+			continue;
+		}
+		b2b = ibc_csv_extra_num(extra, "paper_us");
 		lit = ibc_alltoall_model_literal(md, ibc_csv_cell(t, r, "variant"), md->ranks,
 						 (size_t)cell_num(t, r, "bytes"), eager, 1, &leq);
 		snprintf(c_pred, sizeof(c_pred), "%.4f", pred);
 		/* the models are of calls back to back (the paper's figures):
-		 * err_pct is against paper_us; err_p50_pct against the row's p50 */
+		 * err_pct is against paper_us; err_p50_pct against the row's p50.
+		 * A row without a loop has no err_pct (not 0: nothing was compared) */
+		if (isfinite(b2b) && b2b > 0) {
+			snprintf(c_b2b, sizeof(c_b2b), "measured_b2b_us=%.4f;err_pct=%.1f;", b2b,
+				 100.0 * (pred - b2b) / b2b);
+			snprintf(c_lerr, sizeof(c_lerr), "literal_err_pct=%.1f;",
+				 100.0 * (lit - b2b) / b2b);
+		}
 		snprintf(c_extra, sizeof(c_extra),
-			 "measured_b2b_us=%.4f;err_pct=%.1f;measured_p50_us=%.4f;err_p50_pct=%.1f;"
-			 "eq=%s;literal_us=%.4f;literal_eq=%s;literal_err_pct=%.1f;reuse=1",
-			 b2b, b2b > 0 ? 100.0 * (pred - b2b) / b2b : 0.0, meas,
-			 100.0 * (pred - meas) / meas, eq, lit, leq ? leq : "",
-			 b2b > 0 ? 100.0 * (lit - b2b) / b2b : 0.0);
+			 "%smeasured_p50_us=%.4f;err_p50_pct=%.1f;eq=%s;literal_us=%.4f;literal_eq=%s;"
+			 "%sreuse=1",
+			 c_b2b, meas, 100.0 * (pred - meas) / meas, eq, lit, leq ? leq : "", c_lerr);
 		/* no valid: a prediction moves no bytes (the measured row beside
 		 * it carries its own) */
 		for (c = 0; c < t->ncols; c++) {

@@ -5,7 +5,10 @@
  * and stdout says "no prediction" instead of the time; with parameters that
  * give times > 0, the cells hold them.  A run whose rows ran oversubscribed
  * (more ranks than PUs: parameters and rows time the scheduler) gets no model
- * rows and no extrapolation, and stdout says "not modelled (oversubscribed". */
+ * rows and no extrapolation, and stdout says "not modelled (oversubscribed".
+ * A measured row's model row carries its error against the row's loop
+ * (err_pct) only where the row has one; a row the model gives 0 us gets no
+ * model row, and stdout says "no prediction". */
 #include "alltoall/alltoall_model.h"
 #include "core/csv.h"
 #include "core/status.h"
@@ -21,6 +24,9 @@ static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport
 				    "bytes", "fanin", "p50_us", "mean_us", "oversub", "extra" };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
+/* the measured row's extra: its back-to-back loop's mean */
+static const char *row_extra = "paper_us=5.0";
+
 /* dir/results.csv with one measured DE row of run R1 at N = 2, its oversub
  * column oversub */
 static void results_write(const char *dir, const char *oversub)
@@ -28,7 +34,7 @@ static void results_write(const char *dir, const char *oversub)
 	char path[256];
 	struct ibc_csv_writer *w = NULL;
 	const char *f[NCOLS] = { "R1", "alltoall", "de", "ibchar", "shm", "2", "4096", "",
-				 "5.0", "5.0", oversub, "paper_us=5.0" };
+				 "5.0", "5.0", oversub, row_extra };
 
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
 	if (ibc_csv_writer_open(path, cols, NCOLS, 0, &w) != IBC_OK)
@@ -42,13 +48,14 @@ static void results_write(const char *dir, const char *oversub)
  * <= 0, empty: those left empty, gains: gain cells that hold a number,
  * rows: those rows; models: impl=model rows in results.csv; said: stdout's
  * line for eq. 3 and 4 at p = 1024 with buffers reused; nm: its "not
- * modelled" line */
+ * modelled" line; mx: the (last) model row's extra; np: its line for the
+ * measured DE row when the model gives it no time */
 struct seen {
 	int neg, empty, gains, rows, models;
-	char said[512], nm[512];
+	char said[512], nm[512], mx[512], np[512];
 };
 
-static int count_models(const char *dir)
+static int count_models(const char *dir, char *mx, size_t cap)
 {
 	char path[300];
 	struct ibc_csv_table *t = NULL;
@@ -59,7 +66,10 @@ static int count_models(const char *dir)
 	if (ibc_csv_read(path, &t) != IBC_OK)
 		tap_bail_out("%s unreadable", path);
 	for (r = 0; r + 1 < t->nrows; r++)
-		n += strcmp(ibc_csv_cell(t, r, "impl"), "model") == 0;
+		if (strcmp(ibc_csv_cell(t, r, "impl"), "model") == 0) {
+			snprintf(mx, cap, "%s", ibc_csv_cell(t, r, "extra"));
+			n++;
+		}
 	ibc_csv_table_free(t);
 	return n;
 }
@@ -97,10 +107,12 @@ static void run_case(const struct ibc_alltoall_model *md, const char *label, con
 			snprintf(s->said, sizeof(s->said), "%s", line);
 		if (strstr(line, "not modelled"))
 			snprintf(s->nm, sizeof(s->nm), "%s", line);
+		if (strstr(line, "de N = 2, 4096 B: no prediction"))
+			snprintf(s->np, sizeof(s->np), "%s", line);
 	}
 	if (out != NULL)
 		fclose(out);
-	s->models = count_models(dir);
+	s->models = count_models(dir, s->mx, sizeof(s->mx));
 	snprintf(path, sizeof(path), "%s/alltoall_extrapolation.csv", dir);
 	if (access(path, F_OK) == 0 && ibc_csv_read(path, &t) != IBC_OK)
 		tap_bail_out("%s: %s unreadable", label, path);
@@ -127,12 +139,18 @@ static void run_case(const struct ibc_alltoall_model *md, const char *label, con
 
 int main(void)
 {
+	/* the fitted parameters (eq. 3 and 4) and the measured curves the rows'
+	 * predictions interpolate (ts + tw b) */
 	struct ibc_alltoall_model md = { .ranks = 2, .ts = 1.0, .tw = 0.001, .ts2 = 2.0,
 					 .trndz = 5.0, .tcreg = 10.0, .twreg = 0.0001,
-					 .ts_u = 1.0, .tw_u = 0.001, .tcopy = 0.0001, .valid = 1 };
+					 .ts_u = 1.0, .tw_u = 0.001, .tcopy = 0.0001, .valid = 1,
+					 .w_x = { 8, 65536 }, .w_y = { 1.008, 66.536 },
+					 .u_y = { 1.008, 66.536 }, .r_y = { 1.008, 66.536 },
+					 .c_x = { 8, 65536 }, .c_y = { 0.0008, 6.5536 },
+					 .nw = 2, .nc = 2 };
 	struct seen s;
 
-	tap_plan(13);
+	tap_plan(18);
 	run_case(&md, "times > 0", "0", &s);
 	tap_ok(s.neg == 0 && s.empty == 0 && s.gains == 24,
 	       "times > 0: every de and direct cell of eq. 3 and 4 holds a time, every gain is "
@@ -140,6 +158,26 @@ int main(void)
 	tap_ok(strstr(s.said, " against ") != NULL && strstr(s.said, "a gain of") != NULL,
 	       "... stdout gives eq. 3 and 4's times and gain at p = 1024 (%s)", s.said);
 	tap_is_int(s.models, 1, "... the measured row has its model row");
+	/* DE at 4096 B, N = 2: wtime(24) + utime(4096) + ctime(4096) */
+	tap_ok(strstr(s.mx, "measured_b2b_us=5.0000;err_pct=") != NULL &&
+		       strstr(s.mx, "literal_err_pct=") != NULL,
+	       "... its error against the loop's mean (%s)", s.mx);
+
+	/* a row without a back-to-back loop: no error against one, not 0 */
+	row_extra = "";
+	run_case(&md, "no loop", "0", &s);
+	row_extra = "paper_us=5.0";
+	tap_ok(s.models == 1 && strstr(s.mx, "err_p50_pct=") != NULL &&
+		       strstr(s.mx, "err_pct=") == NULL && strstr(s.mx, "measured_b2b_us") == NULL &&
+		       strstr(s.mx, "literal_err_pct") == NULL,
+	       "no loop: the model row has its error against p50 only (%s)", s.mx);
+
+	/* no measured curves: the row's prediction is 0, no time */
+	md.nw = md.nc = 0;
+	run_case(&md, "no curves", "0", &s);
+	md.nw = md.nc = 2;
+	tap_ok(s.models == 0 && strstr(s.np, "a time <= 0 is not physical") != NULL,
+	       "no curves: no model row (%d), stdout says no prediction (%s)", s.models, s.np);
 
 	/* the same parameters, the row oversubscribed */
 	run_case(&md, "oversubscribed", "1", &s);
