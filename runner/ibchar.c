@@ -120,8 +120,10 @@ static const struct ibc_opt_spec plot_spec = {
 static const char *model_fits;
 static long model_pus;
 static int model_any_place;
-static const char *model_rtt = "b2b";
-static const char *model_measured = "median";
+static const char *const model_rtt_names[] = { "b2b", "p50", NULL };
+static const char *const model_measured_names[] = { "median", "mean", NULL };
+static int model_rtt;      /* index in model_rtt_names: 0 b2b */
+static int model_measured; /* index in model_measured_names: 1 mean */
 static const struct ibc_opt model_opts[] = {
 	{ .name = "fits", .type = IBC_OPT_STRING, .dest = &model_fits, .metavar = "DIR2",
 	  .help = "take fits.csv and logp-derived.csv from DIR2 (a logp run) instead of DIR" },
@@ -135,13 +137,14 @@ static const struct ibc_opt model_opts[] = {
 		  "probe, or a run whose probe at its end, is more than 2x from the kernels' at "
 		  "its N is not modelled: another placement of the cores; oversubscribed runs "
 		  "are left out)" },
-	{ .name = "rtt", .type = IBC_OPT_STRING, .dest = &model_rtt, .metavar = "b2b|p50",
+	{ .name = "rtt", .type = IBC_OPT_CHOICE, .dest = &model_rtt, .choices = model_rtt_names,
+	  .metavar = "b2b|p50",
 	  .help = "what a round trip kernel costs: b2b, its back-to-back loop's median (the "
 		  "rows' b2b_p50_us: rtt-write-1n, its post list, rtt-mcast), like the rows it "
 		  "predicts, where the run measured one, else p50; p50: its timed iterations' "
 		  "median, one call at a time" },
-	{ .name = "measured", .type = IBC_OPT_STRING, .dest = &model_measured,
-	  .metavar = "median|mean",
+	{ .name = "measured", .type = IBC_OPT_CHOICE, .dest = &model_measured,
+	  .choices = model_measured_names, .metavar = "median|mean",
 	  .help = "what a row is measured by: its back-to-back loop's median (b2b_p50_us), a "
 		  "median as the kernels' figures are, or its mean (paper_us: the papers' "
 		  "figure, which one preemption in the loop can double); else the other, else "
@@ -323,20 +326,8 @@ static int cmd_model(int argc, char **argv)
 		fprintf(stderr, "ibchar model: one results directory is needed\nTry 'ibchar model --help'.\n");
 		return IBC_ERR_INVAL;
 	}
-	if (strcmp(model_rtt, "b2b") != 0 && strcmp(model_rtt, "p50") != 0) {
-		fprintf(stderr, "ibchar model: --rtt %s: b2b or p50\nTry 'ibchar model --help'.\n",
-			model_rtt);
-		return IBC_ERR_INVAL;
-	}
-	if (strcmp(model_measured, "median") != 0 && strcmp(model_measured, "mean") != 0) {
-		fprintf(stderr,
-			"ibchar model: --measured %s: median or mean\nTry 'ibchar model --help'.\n",
-			model_measured);
-		return IBC_ERR_INVAL;
-	}
 	return ibc_harness_runner_model(argv[first], model_fits, (int)model_pus, model_any_place,
-					strcmp(model_rtt, "b2b") == 0,
-					strcmp(model_measured, "mean") == 0);
+					model_rtt == 0, model_measured == 1);
 }
 
 static int cmd_plot(int argc, char **argv, const char *bindir)
