@@ -577,6 +577,20 @@ static int row_oversub(const struct ibc_logp_model_opts *o, const struct ibc_csv
 	return *meas_over;
 }
 
+/* the model whose prediction v[m] is closest to meas (its error into
+ * err[m] for every m, NAN where there is none), or -1 */
+static int closest(const double *v, double meas, double *err)
+{
+	int m, best = -1;
+
+	for (m = 0; m < NMOD; m++) {
+		err[m] = v[m] / meas - 1;
+		if (isfinite(err[m]) && (best < 0 || fabs(err[m]) < fabs(err[best])))
+			best = m;
+	}
+	return best;
+}
+
 /* the measured rows, predicted; per algorithm errors into a; score: rows
  * within +-20% by the closest model, rows scored, rows that could be
  * scored but no model predicts, then the first two against the loop's
@@ -599,7 +613,7 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		const char *suite = ibc_csv_str(t, r, "suite"), *variant = ibc_csv_str(t, r, "variant");
 		const char *xport = ibc_csv_str(t, r, "xport");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
-		int n = ibc_csv_int(t, r, "ranks"), meas_over, m, best = -1;
+		int n = ibc_csv_int(t, r, "ranks"), meas_over, m, best;
 		double fan = ibc_csv_num(t, r, "fanin"), p50 = ibc_csv_num(t, r, "p50_us"), err[NMOD];
 		const char *as;
 		double meas = measured(t, r, o->meas_mean, &as);
@@ -621,14 +635,10 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 		if (nm == NULL && predict(pr, fam, variant, xport, n, isfinite(fan) ? (long)fan : 0, bytes,
 					row_eager(t, r), &p) != IBC_OK)
 			continue;
-		for (m = 0; m < NMOD; m++) {
-			if (nm != NULL)
-				p.v[m] = NAN;
-			/* a measurement taken oversubscribed is no test of a prediction */
-			err[m] = meas_over ? NAN : p.v[m] / meas - 1;
-			if (isfinite(err[m]) && (best < 0 || fabs(err[m]) < fabs(err[best])))
-				best = m;
-		}
+		for (m = 0; nm != NULL && m < NMOD; m++)
+			p.v[m] = NAN;
+		/* a measurement taken oversubscribed is no test of a prediction */
+		best = closest(p.v, meas_over ? NAN : meas, err);
 		notes_fmt(p.notes, meas_over, note, sizeof(note));
 		for (i = 0; i < NMODEL; i++) {
 			f[i][0] = '\0';
@@ -671,18 +681,14 @@ static int rows_predict(const struct ibc_logp_model_opts *o, const struct ibc_cs
 			}
 		if (ae != NULL && best >= 0) {
 			const char *alt_as;
-			double alt = measured(t, r, !o->meas_mean, &alt_as), e, alt_best = INFINITY;
+			double alt = measured(t, r, !o->meas_mean, &alt_as), alt_err[NMOD];
+			int ab = strcmp(alt_as, as) != 0 ? closest(p.v, alt, alt_err) : -1;
 
 			ae->wins[best]++;
 			score[1]++;
 			score[0] += fabs(err[best]) <= 0.2;
-			for (m = 0; strcmp(alt_as, as) != 0 && m < NMOD; m++) {
-				e = fabs(p.v[m] / alt - 1);
-				if (isfinite(e) && e < alt_best)
-					alt_best = e;
-			}
-			score[4] += isfinite(alt_best);
-			score[3] += alt_best <= 0.2;
+			score[4] += ab >= 0;
+			score[3] += ab >= 0 && fabs(alt_err[ab]) <= 0.2;
 		}
 		score[2] += ae != NULL && best < 0;
 		if (o->out == NULL)
