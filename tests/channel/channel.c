@@ -381,11 +381,17 @@ int main(void)
 		struct tcase tc = { .design = "basic", .ring = 4096, .constant = 1,
 				    .mutant = IBC_CHANNEL_MUTANT_ONE_READ };
 		struct report r[2];
+		int tries = 0, caught = 0;
 
-		run_case(&tc, r);
-		tap_ok(r[0].bad + r[1].bad > 0 || r[0].rc != IBC_OK || r[1].rc != IBC_OK,
-		       "mutant: basic trusting one read of a pointer stored a byte at a time is caught "
-		       "(%llu wrong bytes)", (unsigned long long)(r[0].bad + r[1].bad));
+		/* a race as well: beside busy processes a stream can pass without
+		 * the reader meeting a pointer half stored (2 of 6 runs of torn.t
+		 * beside two busy loops), so a few streams are allowed */
+		while (!caught && tries++ < 8) {
+			run_case(&tc, r);
+			caught = r[0].bad + r[1].bad > 0 || r[0].rc != IBC_OK || r[1].rc != IBC_OK;
+		}
+		tap_ok(caught, "mutant: basic trusting one read of a pointer stored a byte at a time is caught "
+			       "(%llu wrong bytes, stream %d)", (unsigned long long)(r[0].bad + r[1].bad), tries);
 	} else {
 		tap_skip(1, "the one-read mutant needs words that tear every time: shm with "
 			 "IBCHAR_SHM_TORN=1 (tests/channel/torn.t)");
