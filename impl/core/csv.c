@@ -475,6 +475,22 @@ double ibc_csv_extra_num(const char *extra, const char *key)
 	return ibc_csv_extra_get(extra, key, b, sizeof(b)) != NULL && b[0] ? strtod(b, NULL) : NAN;
 }
 
+double ibc_csv_extra_first(const char *extra, const char *const *keys, int n, const char **as)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double v = ibc_csv_extra_num(extra, keys[i]);
+
+		if (isfinite(v) && v > 0) {
+			*as = keys[i];
+			return v;
+		}
+	}
+	*as = NULL;
+	return NAN;
+}
+
 double ibc_csv_num(const struct ibc_csv_table *t, size_t row, const char *column)
 {
 	const char *c = ibc_csv_cell(t, row, column);

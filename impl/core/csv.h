@@ -56,5 +56,8 @@ const char *ibc_csv_extra_get(const char *extra, const char *key, char *buf, siz
 /* The value of key in an extra cell as a number, as ibc_csv_num reads a
  * cell: NAN when the key is absent or its value empty. */
 double ibc_csv_extra_num(const char *extra, const char *key);
+/* The first of keys[0..n) whose value in an extra cell is a time (finite and
+ * > 0), *as naming it; NAN and *as = NULL when none is. */
+double ibc_csv_extra_first(const char *extra, const char *const *keys, int n, const char **as);
 
 #endif

@@ -71,16 +71,10 @@ static double measured(const struct ibc_csv_table *t, size_t r, int mean, const 
 {
 	static const char *const keys[2][2] = { { "b2b_p50_us", "paper_us" },
 						 { "paper_us", "b2b_p50_us" } };
-	const char *extra = ibc_csv_str(t, r, "extra");
-	double v;
-	int i;
+	double v = ibc_csv_extra_first(ibc_csv_str(t, r, "extra"), keys[mean != 0], 2, as);
 
-	for (i = 0; i < 2; i++) {
-		*as = keys[mean != 0][i];
-		v = ibc_csv_extra_num(extra, *as);
-		if (isfinite(v) && v > 0)
-			return v;
-	}
+	if (*as != NULL)
+		return v;
 	*as = "p50_us";
 	return ibc_csv_num(t, r, "p50_us");
 }

@@ -7,7 +7,9 @@
  * (more ranks than PUs: parameters and rows time the scheduler) gets no model
  * rows and no extrapolation, and stdout says "not modelled (oversubscribed".
  * A measured row's model row carries its error against the row's loop
- * (err_pct) only where the row has one; a row the model gives 0 us gets no
+ * (err_pct: against the loop's median, else its mean, measured_as naming
+ * which; err_mean_pct against the mean beside a median) only where the row
+ * has one; a row the model gives 0 us gets no
  * model row, and stdout says "no prediction". */
 #include "alltoall/alltoall_model.h"
 #include "core/csv.h"
@@ -15,6 +17,7 @@
 #include "tap.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +27,8 @@ static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport
 				    "bytes", "fanin", "p50_us", "mean_us", "oversub", "extra" };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-/* the measured row's extra: its back-to-back loop's mean */
-static const char *row_extra = "paper_us=5.0";
+/* the measured row's extra: its back-to-back loop's mean and median */
+static const char *row_extra = "paper_us=5.0;b2b_p50_us=4.0";
 
 /* dir/results.csv with one measured DE row of run R1 at N = 2, its oversub
  * column oversub */
@@ -137,6 +140,20 @@ static void run_case(const struct ibc_alltoall_model *md, const char *label, con
 		tap_diag("could not remove %s", dir);
 }
 
+/* err_pct against median and err_mean_pct against mean in extra mx give
+ * one prediction (to their one decimal) */
+static int same_prediction(const char *mx, double median, double mean)
+{
+	const char *a = strstr(mx, ";err_pct="), *b = strstr(mx, "err_mean_pct=");
+	double pa, pb;
+
+	if (a == NULL || b == NULL)
+		return 0;
+	pa = median * (1 + strtod(a + 9, NULL) / 100);
+	pb = mean * (1 + strtod(b + 13, NULL) / 100);
+	return pa > 0 && fabs(pa - pb) < 0.01 * pa;
+}
+
 int main(void)
 {
 	/* the fitted parameters (eq. 3 and 4) and the measured curves the rows'
@@ -150,7 +167,7 @@ int main(void)
 					 .nw = 2, .nc = 2 };
 	struct seen s;
 
-	tap_plan(18);
+	tap_plan(21);
 	run_case(&md, "times > 0", "0", &s);
 	tap_ok(s.neg == 0 && s.empty == 0 && s.gains == 24,
 	       "times > 0: every de and direct cell of eq. 3 and 4 holds a time, every gain is "
@@ -159,14 +176,23 @@ int main(void)
 	       "... stdout gives eq. 3 and 4's times and gain at p = 1024 (%s)", s.said);
 	tap_is_int(s.models, 1, "... the measured row has its model row");
 	/* DE at 4096 B, N = 2: wtime(24) + utime(4096) + ctime(4096) */
-	tap_ok(strstr(s.mx, "measured_b2b_us=5.0000;err_pct=") != NULL &&
+	tap_ok(strstr(s.mx, "measured_b2b_us=4.0000;measured_as=b2b_p50_us;err_pct=") != NULL &&
 		       strstr(s.mx, "literal_err_pct=") != NULL,
-	       "... its error against the loop's mean (%s)", s.mx);
+	       "... its error against the loop's median, named (%s)", s.mx);
+	tap_ok(same_prediction(s.mx, 4.0, 5.0),
+	       "... and against its mean (err_mean_pct), both errors of one prediction");
+
+	/* a loop with only its mean: the error is against the mean, named so */
+	row_extra = "paper_us=5.0";
+	run_case(&md, "mean only", "0", &s);
+	tap_ok(strstr(s.mx, "measured_b2b_us=5.0000;measured_as=paper_us;err_pct=") != NULL &&
+		       strstr(s.mx, "err_mean_pct") == NULL,
+	       "mean only: the error is against paper_us, named so, and not given twice (%s)", s.mx);
 
 	/* a row without a back-to-back loop: no error against one, not 0 */
 	row_extra = "";
 	run_case(&md, "no loop", "0", &s);
-	row_extra = "paper_us=5.0";
+	row_extra = "paper_us=5.0;b2b_p50_us=4.0";
 	tap_ok(s.models == 1 && strstr(s.mx, "err_p50_pct=") != NULL &&
 		       strstr(s.mx, "err_pct=") == NULL && strstr(s.mx, "measured_b2b_us") == NULL &&
 		       strstr(s.mx, "literal_err_pct") == NULL,

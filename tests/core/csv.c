@@ -314,6 +314,27 @@ static void extra_numbers(void)
 	       "extra_num: an empty or missing cell is NAN");
 }
 
+/* the first of several keys that holds a time (> 0): the loop's median,
+ * else its mean; a key absent, empty, 0 or negative is passed over */
+static void extra_first(void)
+{
+	static const char *const loop[] = { "b2b_p50_us", "paper_us" };
+	const char *as = "unset";
+	double v;
+
+	v = ibc_csv_extra_first("paper_us=0.6957;b2b_p50_us=0.4708", loop, 2, &as);
+	tap_ok(v == 0.4708 && as == loop[0], "extra_first: the first key present (%g, %s)", v, as);
+	v = ibc_csv_extra_first("paper_us=0.6957;b2b_p50_us=", loop, 2, &as);
+	tap_ok(v == 0.6957 && as == loop[1], "extra_first: an empty first key falls to the second (%g)", v);
+	v = ibc_csv_extra_first("paper_us=0.6957;b2b_p50_us=0", loop, 2, &as);
+	tap_ok(v == 0.6957 && as == loop[1], "extra_first: a first key of 0 is no time (%g)", v);
+	v = ibc_csv_extra_first("paper_us=-1;b2b_p50_us=nan", loop, 2, &as);
+	tap_ok(isnan(v) && as == NULL, "extra_first: neither a time: NAN and no name");
+	as = "unset";
+	v = ibc_csv_extra_first(NULL, loop, 2, &as);
+	tap_ok(isnan(v) && as == NULL, "extra_first: no cell: NAN and no name");
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -331,6 +352,7 @@ int main(void)
 	malformed();
 	strict_numbers();
 	extra_numbers();
+	extra_first();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
