@@ -106,6 +106,7 @@ static void run_case(const struct ibc_alltoall_model *md, const char *label, con
 	tap_is_int(rc, IBC_OK, "%s: the model writes", label);
 	out = fopen(path, "r");
 	while (out != NULL && fgets(line, sizeof(line), out) != NULL) {
+		line[strcspn(line, "\n")] = '\0'; /* quoted in one line of TAP */
 		if (strstr(line, "(eq. 3 and 4)") && strstr(line, "p = 1024, buffers reused"))
 			snprintf(s->said, sizeof(s->said), "%s", line);
 		if (strstr(line, "not modelled"))
