@@ -23,7 +23,7 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 /* on top of enum ibc_logp_note */
 enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
        NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024, NOTE_FLAGIN = 2048,
-       NOTE_MCNEG = 4096, NOTE_B2B = 8192 };
+       NOTE_MCNEG = 4096, NOTE_B2B = 8192, NOTE_PEERIN = 16384 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
@@ -310,18 +310,29 @@ static double kernel_at(const struct ibc_logp_params *pr, const char *xport, con
 
 /* A round's local copies (pattern.h), of blocks of m bytes; an eager
  * message of s <= eager bytes adds its copy in (own memory) and out (what
- * the peer wrote).  0 for a round without copies; NAN when it has some and
- * the copy kernels were not measured. */
+ * the peer wrote).  The blocks a peer wrote are costed by copy-peer-flag
+ * when the round's flag has a line of its own (flag_line: the wait left the
+ * blocks' lines in the writer's cache), by copy-peer otherwise (the flag is
+ * the block's last word, as an eager message shares its header's line), or
+ * by copy-peer for a run before copy-peer-flag (note peer~inblock).  0 for
+ * a round without copies; NAN when it has some and the copy kernels were
+ * not measured. */
 static double copy_round(const struct ibc_logp_params *pr, const char *xport,
 			 const struct ibc_pattern_round *r, size_t m, size_t s, size_t eager, int n,
 			 unsigned *notes)
 {
+	size_t sizes[MAX_SIZES];
 	double c = 0;
 
 	if (r->copies > 0)
 		c += (double)r->copies * kernel_at(pr, xport, "copy", m, n, notes);
-	if (r->copies_peer > 0)
+	if (r->copies_peer > 0 && r->flag_line &&
+	    kernel_sizes(pr, xport, "copy-peer-flag", sizes) > 0)
+		c += (double)r->copies_peer * kernel_at(pr, xport, "copy-peer-flag", m, n, notes);
+	else if (r->copies_peer > 0) {
+		*notes |= r->flag_line ? NOTE_PEERIN : 0;
 		c += (double)r->copies_peer * kernel_at(pr, xport, "copy-peer", m, n, notes);
+	}
 	if (r->eager && s <= eager)
 		c += kernel_at(pr, xport, "copy", s, n, notes) +
 		     kernel_at(pr, xport, "copy-peer", s, n, notes);
@@ -472,7 +483,7 @@ static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
 					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw",
 					     "write~unread", "user~one", "flag~inblock", "mcast<=0",
-					     "rtt~b2b" };
+					     "rtt~b2b", "peer~inblock" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -973,6 +984,11 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  "each algorithm's local copies per call (copy_us), costed by the logp kernels copy "
 		  "and copy-peer, added to every model",
 		  "absent", "copy or copy-peer", "", "; an algorithm that copies gets no prediction" },
+		{ "blocks out after a tail flag", "copy-peer-flag", NULL, NULL,
+		  "costed by copy-peer-flag where a round's flag has a line of its own (HRWG's: the "
+		  "copy is the first touch of the blocks' lines)",
+		  "costed by copy-peer, whose flag is the block's last word", "copy-peer-flag",
+		  "; note peer~inblock", "" },
 		{ "user-write term", "os-write-user-all", NULL, "os-write-user",
 		  "each write into a peer's user memory (user_us), costed by the logp kernel "
 		  "os-write-user-all (every rank writing at once), added to every model",

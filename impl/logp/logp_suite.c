@@ -328,7 +328,12 @@ static int copy_peer_ack(struct ibc_xport *x, struct lk_inst *in, const struct l
  * (copy-peer: a received block copied out, on shm from the writer's cache;
  * one copy, its first touch of those lines a latency a row of copies would
  * overlap; at a few bytes its p50 is the timer's floor, an upper bound).
- * The write and its wait are untimed. */
+ * copy-peer's wait reads the block's last word, its flag, so a block of a
+ * line is in rank 0's cache before the copy, as an eager message's is
+ * (its payload shares the header's line); copy-peer-flag (readout 2) waits
+ * for a flag written behind the block on a line of its own, as HRWG's
+ * receiver does, so the copy is the first touch of every line of the
+ * block.  The write and its wait are untimed. */
 static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
@@ -346,7 +351,9 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 		return IBC_OK;
 	src[0] = in->src->addr;
 	if (a->kind == LK_COPY_PEER) {
-		int rc = ibc_xport_wait_u64(x, ibc_logp_flag_of(in, 1, 0), FLAG_MIN, WAIT_NS, NULL);
+		int rc = in->flags_off > 0 ? ibc_logp_msg_wait(x, in, 1, 1)
+					   : ibc_xport_wait_u64(x, ibc_logp_flag_of(in, 1, 0), FLAG_MIN,
+								WAIT_NS, NULL);
 
 		if (rc != IBC_OK)
 			return rc;
@@ -669,7 +676,7 @@ static int lk_setup(struct ibc_suite_op *o)
 	}
 	in->rd = calloc((size_t)x->size, sizeof(*in->rd));
 	if (a->kind >= LK_COPY || a->readout)
-		in->dst = malloc(a->readout ? in->m : in->slot * COPY_N);
+		in->dst = malloc(a->kind >= LK_COPY ? in->slot * COPY_N : in->m);
 	rc = in->rd == NULL || in->msgs == NULL || ((a->kind >= LK_COPY || a->readout) && !in->dst)
 		     ? IBC_ERR_NOMEM : IBC_OK;
 	slots = in->slot * (size_t)x->size * (size_t)in->kmax;
@@ -715,8 +722,8 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu",
 			 (unsigned long long)in->resent, (unsigned long long)in->stale);
 	else if (a->kind >= LK_COPY)
-		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1",
-			 a->kind == LK_COPY ? "own" : "peer");
+		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1%s",
+			 a->kind == LK_COPY ? "own" : "peer", a->readout == 2 ? ";flag=own-line" : "");
 	else if (a->kind == LK_PRTT)
 		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
 			 a->prtt_d ? in->d_us : 0.0);
@@ -747,6 +754,7 @@ static const struct lk_arg args[] = {
 	{ LK_OS, 1, 0, 0, 0, 0, 1, 0, 0 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1, 0 }, { LK_OS, 1, 0, 0, 0, 0, 1, 0, 1 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_RTT_MCAST, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 2, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -802,12 +810,15 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			break;
 		case LK_COPY:
 		case LK_COPY_PEER:
-			snprintf(names[i], sizeof(names[i]), "copy%s", a->kind == LK_COPY ? "" : "-peer");
+			snprintf(names[i], sizeof(names[i]), "copy%s%s", a->kind == LK_COPY ? "" : "-peer",
+				 a->readout == 2 ? "-flag" : "");
 			break;
 		}
 		if (a->kind >= LK_COPY)
-			snprintf(descs[i], sizeof(descs[i]), "%s (the all-to-alls' local copies)",
-				 what[a->kind]);
+			snprintf(descs[i], sizeof(descs[i]), "%s%s (the all-to-alls' local copies)",
+				 what[a->kind], a->readout == 2 ? ", its flag a write of its own on "
+				 "a line of its own, so the copy first touches the block's lines: "
+				 "HRWG's received blocks" : "");
 		else if (a->kind == LK_RTT_MCAST)
 			snprintf(descs[i], sizeof(descs[i]), "%s", what[a->kind]);
 		else if (a->kind == LK_PRTT)

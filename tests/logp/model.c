@@ -712,6 +712,57 @@ static void test_readout(const struct ibc_logp_model_opts *base)
 	       "with them ('%s')", note[1], note[2]);
 }
 
+/* copy-peer-flag: a block copied out after a flag on a line of its own,
+ * dearer than copy-peer at a line (its lines not yet touched) */
+static double cp_peer_flag(double s) { return 0.09 + 0.02 * (s - 1) / 4095; }
+
+/* HRWG and hypercube at N = 8, 4096 B, run with and without copy-peer-flag
+ * rows: HRWG's 7 received blocks (its rounds end in a tail flag on a line
+ * of its own) cost copy-peer-flag where it was measured, else copy-peer,
+ * note peer~inblock; hypercube's eager messages (the flag in the header's
+ * line) stay on copy-peer either way; stdout says which kernel was used. */
+static void test_peer_flag(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	static const char *const says[] = { "blocks out after a tail flag: costed by copy-peer,",
+					    "blocks out after a tail flag: costed by copy-peer-flag" };
+	char dir[2][24] = { "/tmp/ibc-lopfXXXXXX", "/tmp/ibc-lopfXXXXXX" };
+	double hcube = 40 * cp_own(4096) + 3 * (cp_own(16384) + cp_peer(16384));
+	double want[2] = { 9 * cp_own(4096) + 7 * cp_peer(4096),
+			   9 * cp_own(4096) + 7 * cp_peer_flag(4096) };
+	struct ibc_csv_table *t;
+	int d, said[2] = { 0, 0 };
+
+	for (d = 0; d < 2; d++) {
+		results_open(dir[d]);
+		kernels();
+		if (d == 1) {
+			row("logp", "copy-peer-flag", 8, 1, 0, cp_peer_flag(1),
+			    "kernel=copy;from=peer;p=1;flag=own-line");
+			row("logp", "copy-peer-flag", 8, 4096, 0, cp_peer_flag(4096),
+			    "kernel=copy;from=peer;p=1;flag=own-line");
+		}
+		row("alltoall", "hrwg", 8, 4096, 0, 10.0, "");
+		row("alltoall", "hypercube", 8, 4096, 0, 10.0, "eager_max=65536");
+		t = model_table(&mo, dir[d], d ? "peer flag" : "no peer flag", says[d], &said[d]);
+		tap_is_double_within(cell(t, "hrwg", 8, "", "copy_us"), want[d], 1e-6,
+				     "%s: hrwg N=8 copies: 9 own blocks, 7 received out by %s = %.4f",
+				     d ? "peer flag" : "no peer flag", d ? "copy-peer-flag" : "copy-peer",
+				     want[d]);
+		tap_ok((strstr(scell(t, "hrwg", 8, "", "note"), "peer~inblock") != NULL) == !d,
+		       "... its note %s peer~inblock ('%s')", d ? "without" : "with",
+		       scell(t, "hrwg", 8, "", "note"));
+		tap_is_double_within(cell(t, "hypercube", 8, "", "copy_us"), hcube, 1e-3 * hcube,
+				     "... hypercube's eager copies stay on copy-peer (%.4f), no "
+				     "peer~inblock ('%s')", hcube, scell(t, "hypercube", 8, "", "note"));
+		tap_ok(strstr(scell(t, "hypercube", 8, "", "note"), "peer~inblock") == NULL,
+		       "... hypercube's note has no peer~inblock");
+		tap_is_int(said[d], 1, "... stdout: '%s'", says[d]);
+		ibc_csv_table_free(t);
+		dir_remove(dir[d]);
+	}
+}
+
 /* a post of a write into user memory with every rank writing at once
  * (os-write-user-all) */
 static double os_ua(double p, double k) { return k * (1.5 + 0.3 / p); }
@@ -1073,6 +1124,7 @@ int main(void)
 	test_b2b(&mo);
 	test_measured(&mo);
 	test_readout(&mo);
+	test_peer_flag(&mo);
 	test_user_all(&mo);
 	test_placement(&mo);
 	test_placement_n(&mo);

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..74"
+echo "1..80"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -79,20 +79,25 @@ case_run "logp os-write" bytes os-write rtt-write-1n os-write:20 "os-write rank 
 	$G --variants os-write,rtt-write-1n
 case_run "logp copy-peer" bytes copy-peer copy copy-peer:20:1 "copy-peer rank 0: 1 wrong bytes" \
 	$G --variants copy-peer,copy
+case_run "logp copy-peer-flag" bytes copy-peer-flag copy copy-peer-flag:20:1 \
+	"copy-peer-flag rank 0: 1 wrong bytes" $G --variants copy-peer-flag,copy
 # copy-peer alone: each call right after its last (nothing else in its round),
 # checked and not (unchecked, rank 0 clears the flag in the run itself);
 # rank 1's next block waits for rank 0 to give its slot back, where it once
 # raced rank 0's clearing of the flag and hung (2 ranks: in window mode,
-# where nothing lines the ranks up between the calls)
-for v in --validate --no-validate; do
-	out=$tmp/copy-peer-alone$v
-	timeout 120 $B/ibchar-logp --xport $X --ranks 2 --sizes 1,4096 --iters 400 --warmup 5 \
-		--quiet --variants copy-peer $(echo $v | sed 's/--no-validate//') --budget 0 \
-		--out "$out" >/dev/null 2>"$out.err"; rc=$?
-	[ $rc -eq 0 ] && [ "$(rows "$out" copy-peer "")" -eq 2 ] &&
-		{ [ $v != --validate ] || [ "$(rows "$out" copy-peer "valid=1;checked=bytes")" -eq 2 ]; }
-	ok $? "logp copy-peer alone, $v: exit 0, both rows written (exit $rc)"
-	[ $rc -eq 0 ] || tail -3 "$out.err" | sed 's/^/# /'
+# where nothing lines the ranks up between the calls); copy-peer-flag the
+# same, its rank 0 waiting for the flag line
+for k in copy-peer copy-peer-flag; do
+	for v in --validate --no-validate; do
+		out=$tmp/$k-alone$v
+		timeout 120 $B/ibchar-logp --xport $X --ranks 2 --sizes 1,4096 --iters 400 \
+			--warmup 5 --quiet --variants $k $(echo $v | sed 's/--no-validate//') \
+			--budget 0 --out "$out" >/dev/null 2>"$out.err"; rc=$?
+		[ $rc -eq 0 ] && [ "$(rows "$out" $k "")" -eq 2 ] &&
+			{ [ $v != --validate ] || [ "$(rows "$out" $k "valid=1;checked=bytes")" -eq 2 ]; }
+		ok $? "logp $k alone, $v: exit 0, both rows written (exit $rc)"
+		[ $rc -eq 0 ] || tail -3 "$out.err" | sed 's/^/# /'
+	done
 done
 case_run "logp os-write-user" bytes os-write-user os-write os-write-user:20 \
 	"os-write-user rank 2: 1 wrong bytes" $G --variants os-write-user,os-write
