@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Sur et al.'s analysis, closed into a loop: the cost models against the
-measurement (left: each variant's back-to-back time per call, measured, and
+measurement (left: each variant's back-to-back time per call, measured (the
+loop's median, or its mean in a run from before the median: the rows'
+measured_as, in the legend and on the axis), and
 ibchar's model (dashed) and the paper's equation as printed (dotted), at the
 largest N of the run), and Fig. 20's extrapolation (right: DE against the
 direct ring with rendezvous at 4 KiB per pair up to p = 4096, from the
@@ -19,6 +21,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ibcplot  # noqa: E402
 
 ORDER = ["hrwg", "hrwg-multi", "de", "hypercube", "bruck", "pairwise", "direct"]
+# what a model row's measured_b2b_us is (its measured_as); a run before that
+# key measured the loop's mean
+AS_NAME = {"b2b_p50_us": "median", "paper_us": "mean"}
+
+
+def measured_as(row):
+    return AS_NAME.get(row["extra"].get("measured_as", "paper_us"), "?")
 
 
 def left(ax, rows):
@@ -32,13 +41,16 @@ def left(ax, rows):
     models = [r for r in models if r["ranks"] == n]
     variants = [v for v in ORDER if any(r["variant"] == v for r in models)]
     xs_all, ys_all = [], []
+    bases = sorted({measured_as(r) for r in models})
     for i, v in enumerate(variants):
         pts = sorted((r["bytes"], ibcplot.extra_float(r, "measured_b2b_us"), r["p50_us"],
                       ibcplot.extra_float(r, "literal_us")) for r in models if r["variant"] == v)
         color, marker = ibcplot.style(i, v)
         xs = [p[0] for p in pts]
         meas, pred, lit = [p[1] for p in pts], [p[2] for p in pts], [p[3] for p in pts]
-        ibcplot.draw_series(ax, "%s measured" % v, xs, meas, [False] * len(xs), color, marker)
+        base = "/".join(sorted({measured_as(r) for r in models if r["variant"] == v}))
+        ibcplot.draw_series(ax, "%s measured (%s)" % (v, base), xs, meas, [False] * len(xs),
+                            color, marker)
         ibcplot.draw_series(ax, "%s model" % v, xs, pred, [False] * len(xs), color, "",
                             linestyle="--")
         if v in ("hrwg", "de"):
@@ -50,7 +62,7 @@ def left(ax, rows):
     ibcplot.int_axis(ax, xs_all, log2=True, labels=ibcplot.size_label)
     ax.set_yscale("log")
     ax.set_xlabel("bytes per pair")
-    ax.set_ylabel("time per call, back to back (µs)")
+    ax.set_ylabel("time per call, back to back: the loop's %s (µs)" % " or ".join(bases))
     ax.set_title("model against measurement, N = %d" % n, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
