@@ -26,6 +26,8 @@ struct ibc_logp_pool;
 #define COPY_N 16  /* copies per sample of the copy kernel (copy-peer: 1) */
 #define CACHE_LINE 64
 #define SEQ_BYTES 8         /* rtt-mcast: the iteration behind each datagram's payload */
+#define LK_SETS 8           /* the write round trips' sets of slots, one call each in turn */
+#define LK_SET_ALIGN 4096   /* each set on pages of its own */
 
 enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_RTT_MCAST, LK_COPY,
 	       LK_COPY_PEER };
@@ -82,6 +84,15 @@ struct lk_inst {
 					 no prepare between runs, so a write's flag is cleared
 					 in its wait even when validated */
 	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
+	/* The write round trips (lk_sets): mr holds nsets sets of the slots,
+	 * set_len bytes apart, and each call's messages land in the next set
+	 * in turn on every rank (set_off: the current one's offset, added to
+	 * every slot's address in mr).  A line's cost to move between two
+	 * cores depends on where it lies (docs/model.md: eight instances of
+	 * the same round trip in one run read 0.27-0.39 us on one host), so
+	 * the kernel's figure is over nsets placements, not one.  Else 1 and 0. */
+	int nsets, set;
+	size_t set_len, set_off;
 	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
 };
 
@@ -103,14 +114,15 @@ static inline size_t ibc_logp_slot_of(const struct lk_inst *in, int rank, int k)
  * at its end (a write) */
 static inline const unsigned char *ibc_logp_msg_in(const struct lk_inst *in, const struct lk_msg *g)
 {
-	return (const unsigned char *)in->mr->addr + ibc_logp_slot_of(in, g->peer, g->k) +
+	return (const unsigned char *)in->mr->addr + in->set_off + ibc_logp_slot_of(in, g->peer, g->k) +
 	       (g->write ? in->slot - in->m : 0);
 }
 
 /* the last word of slot (from, k): a write's arrival flag */
 static inline uint64_t *ibc_logp_flag_of(const struct lk_inst *in, int from, int k)
 {
-	return (uint64_t *)((unsigned char *)in->mr->addr + ibc_logp_slot_of(in, from, k) + in->slot - 8);
+	return (uint64_t *)((unsigned char *)in->mr->addr + in->set_off + ibc_logp_slot_of(in, from, k) +
+			    in->slot - 8);
 }
 
 /* Posts wrs[0..n): one call (list) or one call each. */

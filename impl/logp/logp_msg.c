@@ -28,7 +28,8 @@ void ibc_logp_msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const 
 	wr->num_sge = 1;
 	wr->sge = sge;
 	if (write) {
-		wr->remote_addr = in->rd[peer].addr + ibc_logp_slot_of(in, x->rank, k) + in->slot - in->m;
+		wr->remote_addr = in->rd[peer].addr + in->set_off + ibc_logp_slot_of(in, x->rank, k) +
+				  in->slot - in->m;
 		wr->rkey = in->rd[peer].rkey;
 	}
 }

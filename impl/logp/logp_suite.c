@@ -31,6 +31,14 @@ static int has_b2b(const struct lk_arg *a)
 	return (a->kind == LK_RTT_1N && a->write && !a->readout) || a->kind == LK_RTT_MCAST;
 }
 
+/* the kernels whose messages rotate over LK_SETS sets of slots (lk_inst):
+ * the write round trips, the figures the model costs write rounds by
+ * (not the readout kernels, whose flag lines lie behind the slots) */
+static int lk_sets(const struct lk_arg *a)
+{
+	return (a->kind == LK_RTT_1N || a->kind == LK_RTT_N1) && a->write && !a->readout;
+}
+
 /* a kernel between ranks 0 and 1 alone (p = 1), or on rank 0 alone: no
  * peers swept */
 static int p_fixed(const struct lk_arg *a)
@@ -386,6 +394,10 @@ static int lk_run(struct ibc_suite_op *o)
 	int rc;
 
 	in->b2b = o->in_b2b;
+	if (in->nsets > 1) { /* this call's set, the same on every rank */
+		in->set = (in->set + 1) % in->nsets;
+		in->set_off = (size_t)in->set * in->set_len;
+	}
 	switch (a->kind) {
 	case LK_OS:
 		return run_os(o, in, a);
@@ -681,11 +693,14 @@ static int lk_setup(struct ibc_suite_op *o)
 	rc = in->rd == NULL || in->msgs == NULL || ((a->kind >= LK_COPY || a->readout) && !in->dst)
 		     ? IBC_ERR_NOMEM : IBC_OK;
 	slots = in->slot * (size_t)x->size * (size_t)in->kmax;
+	in->nsets = lk_sets(a) ? LK_SETS : 1;
+	in->set_len = in->nsets > 1 ? (slots + LK_SET_ALIGN - 1) / LK_SET_ALIGN * LK_SET_ALIGN : slots;
 	if (a->readout == 2) /* the flag lines behind the slots */
 		in->flags_off = (slots + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
 	if (rc == IBC_OK)
 		rc = slots_alloc(x, in, a->user,
-				 in->flags_off > 0 ? in->flags_off + (size_t)x->size * CACHE_LINE : slots);
+				 in->flags_off > 0 ? in->flags_off + (size_t)x->size * CACHE_LINE
+						   : in->set_len * (size_t)in->nsets);
 	/* the message(s), (rtt-mcast: the iteration,) then 8 bytes of ones: a
 	 * flag's source */
 	if (rc == IBC_OK)
@@ -716,7 +731,10 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	const struct lk_arg *a = arg_of(o);
 	struct lk_inst *in = o->inst;
 	static const char *const kinds[] = { "os", "or", "rtt-1n", "rtt-n1", "prtt" };
+	char sets[24] = "";
 
+	if (in->nsets > 1)
+		snprintf(sets, sizeof(sets), ";sets=%d", in->nsets);
 	if (a->kind == LK_RTT_POOL)
 		snprintf(buf, cap, "kernel=rtt-1n;op=send;post=single;via=receive-pool;p=%d", in->p);
 	else if (a->kind == LK_RTT_MCAST)
@@ -729,11 +747,11 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=prtt;op=send;n=%d;d_us=%.3f", a->prtt_n,
 			 a->prtt_d ? in->d_us : 0.0);
 	else
-		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s%s%s",
+		snprintf(buf, cap, "kernel=%s;op=%s;post=%s;inline=%d;p=%d;target=%s%s%s%s",
 			 kinds[a->kind], a->kind == LK_OR ? "recv" : a->write ? "write" : "send",
 			 a->list ? "list" : "single", a->inl, in->p, a->user ? "user" : "mr_alloc",
 			 a->readout == 2 ? ";readout=1;flag=own-line" : a->readout ? ";readout=1" : "",
-			 a->all ? ";posters=all" : "");
+			 a->all ? ";posters=all" : "", sets);
 	return IBC_OK;
 }
 

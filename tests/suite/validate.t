@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..80"
+echo "1..89"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -109,6 +109,17 @@ case_run "logp rtt-pool-1n" bytes rtt-pool-1n rtt-send-1n rtt-pool-1n:20 \
 # the datagram from rank 0, corrupted, is rank 1's to find
 case_run "logp rtt-mcast" bytes rtt-mcast rtt-write-1n rtt-mcast:20 \
 	"rtt-mcast rank 1: 1 wrong bytes" $G --variants rtt-mcast,rtt-write-1n
+# the write round trips rotate over 8 sets of slots, one call each in turn:
+# a message corrupted in two iterations of different sets (21 and 22), from
+# rank 0 and from its peer's answer; every row of them says sets=8
+case_run "logp rtt-write-1n" bytes rtt-write-1n rtt-send-1n rtt-write-1n:21 \
+	"rtt-write-1n rank 2: 1 wrong bytes" $G --variants rtt-write-1n,rtt-send-1n
+case_run "logp rtt-write-n1" bytes rtt-write-n1 rtt-send-n1 rtt-write-n1:22:1 \
+	"rtt-write-n1 rank 0: 1 wrong bytes" $G --variants rtt-write-n1,rtt-send-n1
+nsets=$(rows "$tmp/logp-rtt-write-1n-ok" rtt-write-1n "sets=8")
+[ "$nsets" -gt 0 ] && [ "$nsets" -eq "$(rows "$tmp/logp-rtt-write-1n-ok" rtt-write-1n "")" ] &&
+	[ "$(rows "$tmp/logp-rtt-write-1n-ok" rtt-send-1n "sets=8")" -eq 0 ]
+ok $? "logp rtt-write-1n: its $nsets rows say sets=8, rtt-send-1n's do not"
 case_run "logp rtt-write-readout-1n" bytes rtt-write-readout-1n rtt-write-1n \
 	rtt-write-readout-1n:20 "rtt-write-readout-1n rank 2: 1 wrong bytes" \
 	$G --variants rtt-write-readout-1n,rtt-write-1n
