@@ -84,16 +84,17 @@ struct lk_inst {
 					 no prepare between runs, so a write's flag is cleared
 					 in its wait even when validated */
 	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
+	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
 	/* The write round trips (lk_sets): mr holds nsets sets of the slots,
 	 * set_len bytes apart, and each call's messages land in the next set
 	 * in turn on every rank (set_off: the current one's offset, added to
-	 * every slot's address in mr).  A line's cost to move between two
-	 * cores depends on where it lies (docs/model.md: eight instances of
-	 * the same round trip in one run read 0.27-0.39 us on one host), so
-	 * the kernel's figure is over nsets placements, not one.  Else 1 and 0. */
+	 * the mr addresses of ibc_logp_msg_wr, ibc_logp_msg_in and
+	 * ibc_logp_flag_of).  A line's cost to move between two cores depends
+	 * on where it lies (docs/model.md: eight instances of the same round
+	 * trip in one run read 0.27-0.39 us on one host), so the kernel's
+	 * figure is over nsets placements, not one.  Else 1 and 0. */
 	int nsets, set;
 	size_t set_len, set_off;
-	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
 };
 
 /* a message of an iteration as one end sees it */

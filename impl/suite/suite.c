@@ -302,21 +302,19 @@ static size_t append(char *buf, size_t cap, size_t used, const char *text)
 	return used < cap ? used : cap - 1;
 }
 
-long ibc_suite_b2b_block(long n)
-{
-	long m = n / IBC_SUITE_B2B_BLOCKS;
-
-	return m < 1 ? 1 : m > IBC_SUITE_B2B_BLOCK ? IBC_SUITE_B2B_BLOCK : m;
-}
+/* The back-to-back loop's blocks: n / B2B_BLOCK operations, at least 1 and
+ * at most B2B_BLOCK (1000: 16 a block, 63 blocks; fewer than 32: one at a
+ * time), so that its median is over 16 blocks or more where the loop has 32
+ * operations or more. */
+#define B2B_BLOCK 16
 
 /* The back-to-back loop: def.b2b_iters operations with nothing between them,
  * no more than the timed run did when the budget cut it (the budget bounds
  * the point, this loop included).  The clock is read around blocks of
- * ibc_suite_b2b_block(n) operations, not around each: read around each, two
- * reads sat between every two operations, on a ping-pong's path (on the Xeon
- * host of docs/model.md, with the kernel's own two, 0.05-0.07 us of
- * rtt-write-1n's 0.3-0.4).  "paper_us=..;b2b_p50_us=..;b2b_n=..;b2b_block=.."
- * into buf. */
+ * operations, not around each: read around each, two reads sat between
+ * every two operations, on a ping-pong's path (docs/model.md: rtt-write-1n's
+ * loop read 0.05 us above its single calls so, 0.02 with blocks).
+ * "paper_us=..;b2b_p50_us=..;b2b_n=..;b2b_block=.." into buf. */
 static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 {
 	struct ibc_boot *b = o->ctx->boot;
@@ -331,7 +329,7 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 		n = o->pt->budget_iters;
 	if (n < 1)
 		n = 1;
-	blk = ibc_suite_b2b_block(n);
+	blk = n / B2B_BLOCK < 1 ? 1 : n / B2B_BLOCK > B2B_BLOCK ? B2B_BLOCK : n / B2B_BLOCK;
 	t = malloc(sizeof(double) * (size_t)((n + blk - 1) / blk));
 	all = calloc((size_t)b->size * 2, sizeof(double));
 	if (t == NULL || all == NULL) {

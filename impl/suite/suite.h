@@ -23,8 +23,8 @@
  *    between them), the mean time per operation of each rank averaged over
  *    ranks (rank 0's alone for IBC_HARNESS_TIME_ROOT variants, scaled like
  *    the samples), and b2b_p50_us, the median of that loop's blocks, each
- *    block's time per operation (b2b_block operations a block: the clock is
- *    read between blocks, not between operations; ibc_suite_b2b_block);
+ *    block's time per operation (b2b_block operations a block, n / 16 within
+ *    1..16: the clock is read between blocks, not between operations);
  *  - the variant's counters (names in variant.counters), summed over
  *    ranks, over the timed iterations only: read just before the first
  *    and just after the last timed iteration;
@@ -238,15 +238,6 @@ extern const char ibc_suite_mpi_name[];
 int ibc_suite_mpi_main(const struct ibc_suite_def *d, const struct ibc_suite_variant *vars,
 		       size_t nvars, struct ibc_suite_mpi_job *job, int argc, char **argv);
 #endif
-
-/* The back-to-back loop's blocks: n operations are timed in blocks of
- * n / IBC_SUITE_B2B_BLOCKS, at least 1 and at most IBC_SUITE_B2B_BLOCK
- * (1000: 16 a block, 63 blocks; fewer than 32: one at a time), so that its
- * median (b2b_p50_us) is over 16 blocks or more where the loop has 32
- * operations or more. */
-#define IBC_SUITE_B2B_BLOCK 16
-#define IBC_SUITE_B2B_BLOCKS 16
-long ibc_suite_b2b_block(long n);
 
 /* The fault injection point WHERE on this rank (n-th time; see above):
  * IBC_ERR_IO, logged, when IBC_FAULT asks for it, else IBC_OK. */
