@@ -2,7 +2,15 @@
  * algorithm of the barrier table (RGM once per fan-in), and variants made
  * from any barrier function (the host MPI's, bench/barrier/mpi.c).  Every
  * variant is validated the same way (--validate, barrier.h), and RGM's
- * reliability counters are its own instance's, over the timed iterations. */
+ * reliability counters are its own instances', over the timed iterations.
+ *
+ * An algorithm's row is over --instances barriers of it (default 8), each
+ * with its own flags and buffers, called in turn: where one barrier's words
+ * lie decides what it costs to move them between two cores (docs/model.md),
+ * so one instance's figure is a draw of its placement, and the row's is over
+ * eight.  Every rank calls the same instance in turn, so they stay in step;
+ * the validation check sees one sequence of barriers across them.  RGM
+ * keeps one (instances_of). */
 #include "barrier/barrier_suite.h"
 
 #include "barrier/barrier.h"
@@ -16,8 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BS_MAX_INSTANCES 64
+
 /* the --help default: ibc_barrier_params_init's timeout_us */
 static double opt_timeout_us = 500, opt_mcast_drop = 0;
+static long opt_instances = 8;
 
 static const struct ibc_opt opts[] = {
 	{ .name = "timeout", .type = IBC_OPT_DOUBLE, .dest = &opt_timeout_us, .metavar = "US",
@@ -25,6 +36,10 @@ static const struct ibc_opt opts[] = {
 	{ .name = "mcast-drop", .type = IBC_OPT_DOUBLE, .dest = &opt_mcast_drop, .metavar = "P",
 	  .help = "probability that a member discards a multicast datagram (seeded; "
 		  "reliability experiments; shm and verbs)", .min = 0, .max = 1 },
+	{ .name = "instances", .type = IBC_OPT_INT, .dest = &opt_instances, .metavar = "K",
+	  .help = "barriers of an algorithm per row, each with its own buffers, called in turn "
+		  "(the row's figure is over K placements; 1: one barrier; RGM: always 1)", .min = 1,
+	  .max = BS_MAX_INSTANCES },
 	IBC_OPT_END
 };
 
@@ -33,8 +48,10 @@ static const char *const counter_names[] = { "naks", "retransmits", "duplicates"
 					     NULL };
 
 struct bs_inst {
-	struct ibc_barrier *b;          /* an algorithm of the table */
-	struct ibc_barrier_check *chk;  /* --validate */
+	struct ibc_barrier *b[BS_MAX_INSTANCES]; /* an algorithm of the table: nb instances */
+	uint64_t calls[BS_MAX_INSTANCES];        /* each one's, for the row's instances= */
+	int nb, cur;                             /* cur: the next call's */
+	struct ibc_barrier_check *chk;           /* --validate: one over every instance */
 };
 
 static const struct ibc_barrier_suite_fn *fn_of(const struct ibc_suite_op *o)
@@ -65,6 +82,15 @@ static int bs_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_varia
 
 static int bs_teardown(struct ibc_suite_op *o);
 
+/* RGM's instance holds a multicast group (shm: 8 a process; verbs: a UD QP
+ * each) and every fan-in's is set up at once: one barrier a row */
+static int instances_of(const struct ibc_suite_op *o)
+{
+	const struct ibc_barrier_alg *alg = ibc_barrier_alg_find(o->v->name);
+
+	return alg != NULL && (alg->needs & IBC_BARRIER_NEEDS_MULTICAST) ? 1 : (int)opt_instances;
+}
+
 static int bs_setup(struct ibc_suite_op *o)
 {
 	struct bs_inst *in = calloc(1, sizeof(*in));
@@ -74,14 +100,15 @@ static int bs_setup(struct ibc_suite_op *o)
 	if (in == NULL)
 		return IBC_ERR_NOMEM;
 	o->inst = in;
-	if (fn_of(o) == NULL) {
-		ibc_barrier_params_init(&bp);
-		bp.fanin = (int)o->fanin;
-		bp.timeout_us = opt_timeout_us;
-		rc = ibc_barrier_create(o->ctx->x, o->v->name, &bp, &in->b);
+	ibc_barrier_params_init(&bp);
+	bp.fanin = (int)o->fanin;
+	bp.timeout_us = opt_timeout_us;
+	while (rc == IBC_OK && fn_of(o) == NULL && in->nb < instances_of(o)) {
+		rc = ibc_barrier_create(o->ctx->x, o->v->name, &bp, &in->b[in->nb]);
+		if (rc != IBC_OK)
+			break;
 		/* registration and exchange now, not in the first warm-up barrier */
-		if (rc == IBC_OK)
-			rc = ibc_barrier_setup(in->b);
+		rc = ibc_barrier_setup(in->b[in->nb++]);
 	}
 	if (rc == IBC_OK && o->ctx->cli->validate)
 		rc = ibc_barrier_check_open(o->ctx->boot, o->ctx->x, IBC_BARRIER_CHECK_AUTO,
@@ -96,7 +123,13 @@ static int barrier_once(struct ibc_suite_op *o)
 	struct bs_inst *in = o->inst;
 	const struct ibc_barrier_suite_fn *f = fn_of(o);
 
-	return f != NULL ? f->fn(f->ctx) : ibc_barrier_run(in->b);
+	int k = in->cur;
+
+	if (f != NULL)
+		return f->fn(f->ctx);
+	in->cur = k + 1 < in->nb ? k + 1 : 0;
+	in->calls[k]++;
+	return ibc_barrier_run(in->b[k]);
 }
 
 /* The mutant of the validation tests (IBC_CORRUPT, suite.h): rank mut
@@ -160,40 +193,50 @@ static int bs_counters(struct ibc_suite_op *o, uint64_t *vals)
 {
 	struct bs_inst *in = o->inst;
 	struct ibc_barrier_counters c;
+	int k;
 
-	if (in->b == NULL)
-		return IBC_OK;
-	ibc_barrier_counters_get(in->b, &c);
-	vals[0] = c.naks;
-	vals[1] = c.retransmits;
-	vals[2] = c.duplicates;
-	vals[3] = c.pulls;
-	vals[4] = c.mcast_drops;
-	vals[5] = c.gather_spins;
-	vals[6] = c.spin_timeouts;
+	for (k = 0; k < in->nb; k++) {
+		ibc_barrier_counters_get(in->b[k], &c);
+		vals[0] += c.naks;
+		vals[1] += c.retransmits;
+		vals[2] += c.duplicates;
+		vals[3] += c.pulls;
+		vals[4] += c.mcast_drops;
+		vals[5] += c.gather_spins;
+		vals[6] += c.spin_timeouts;
+	}
 	return IBC_OK;
 }
 
 static int bs_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 {
 	struct bs_inst *in = o->inst;
+	int k, used = 0, w = 0;
 
-	if (in->b != NULL && (ibc_barrier_alg_of(in->b)->needs & IBC_BARRIER_NEEDS_MULTICAST))
-		snprintf(buf, cap, "timeout_us=%g;mcast_drop=%g", opt_timeout_us, opt_mcast_drop);
+	if (in->nb == 0)
+		return IBC_OK;
+	/* the instances that ran: the row's figure is over these */
+	for (k = 0; k < in->nb; k++)
+		used += in->calls[k] > 0;
+	if (ibc_barrier_alg_of(in->b[0])->needs & IBC_BARRIER_NEEDS_MULTICAST)
+		w = snprintf(buf, cap, "timeout_us=%g;mcast_drop=%g;", opt_timeout_us, opt_mcast_drop);
+	if (w >= 0 && (size_t)w < cap)
+		snprintf(buf + w, cap - (size_t)w, "instances=%d", used);
 	return IBC_OK;
 }
 
 static int bs_teardown(struct ibc_suite_op *o)
 {
 	struct bs_inst *in = o->inst;
-	int rc = IBC_OK;
+	int rc = IBC_OK, r, k;
 
 	if (in == NULL)
 		return IBC_OK;
 	if (in->chk != NULL)
 		(void)ibc_barrier_check_close(in->chk, NULL);
-	if (in->b != NULL)
-		rc = ibc_barrier_destroy(in->b);
+	for (k = 0; k < in->nb; k++)
+		if ((r = ibc_barrier_destroy(in->b[k])) != IBC_OK && rc == IBC_OK)
+			rc = r;
 	free(in);
 	o->inst = NULL;
 	return rc;

@@ -2,12 +2,13 @@
 # `ibchar run barrier`: every variant at N = 2 and 3 in one run, validated,
 # the variant x N summary on stdout; under ibchar-launch (--launcher tree)
 # too, with the node sync as the harness's sync step; bad parameters exit 2
-# with a message.
+# with a message.  Each algorithm's row is over --instances barriers called in
+# turn (8 by default, RGM one), and says how many ran.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
 tap_need "$BUILD/bin/ibchar" "$BUILD/bin/ibchar-barrier"
 tap_tmp brun
-echo "1..15"
+echo "1..19"
 
 timeout 50 "$IBCHAR" run barrier --ranks 2,3 --iters 200 --xport shm --out "$tmp/r" --validate \
 	>"$tmp/sum" 2>"$tmp/err"; rc=$?
@@ -29,6 +30,21 @@ ids=$(awk -F, 'NR > 1 { print $1 }' "$tmp/r/results.csv" 2>/dev/null | sort -u |
 [ "$ids" -eq 1 ]; ok $? "all rows under one run id"
 grep -q 'by variant x ranks' "$tmp/sum" && grep -Eq '^rds +ibchar .* [0-9.]+[*?]* +[0-9.]+[*?]*$' "$tmp/sum"
 ok $? "the summary pivots variant x N with a median per N"
+
+# the rows say how many instances ran: every one of --instances, RGM's one,
+# none for a variant that is not an algorithm of the table
+bad=$(awk -F, 'NR > 1 && $4 == "ibchar" { k = ($NF ~ /;instances=8(;|$)/) ? 8 : ($NF ~ /;instances=1(;|$)/) ? 1 : 0;
+	if (k != ($3 == "rgm" ? 1 : 8)) print $3 "/" $9 }' "$tmp/r/results.csv" 2>/dev/null | tr '\n' ' ')
+[ -s "$tmp/r/results.csv" ] && [ -z "$bad" ]; ok $? "by default every algorithm's row ran 8 instances, RGM's 1${bad:+ (not: $bad)}"
+timeout 30 "$BUILD/bin/ibchar-barrier" --ranks 3 --variants rds,pe --instances 3 --iters 20 --warmup 1 \
+	--xport shm --validate --quiet --out "$tmp/k3" >/dev/null 2>"$tmp/ek3"; rc=$?
+c=$(awk -F, 'NR > 1 && $NF ~ /valid=1/ && $NF ~ /;instances=3(;|$)/ { c++ } END { print c + 0 }' "$tmp/k3/results.csv" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$c" -eq 2 ]; ok $? "--instances 3 at N = 3: rds and pe valid over the three, each of which ran (rc $rc, rows $c)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/ek3" | tail -5
+"$BUILD/bin/ibchar-barrier" --ranks 2 --instances 0 --out "$tmp/k0" >/dev/null 2>"$tmp/ek0"; rc=$?
+[ $rc -eq 2 ] && grep -q 'instances' "$tmp/ek0"; ok $? "--instances 0 exits 2 with a message (got $rc)"
+"$BUILD/bin/ibchar-barrier" --ranks 2 --instances 65 --out "$tmp/k65" >/dev/null 2>"$tmp/ek65"; rc=$?
+[ $rc -eq 2 ] && grep -q 'instances' "$tmp/ek65"; ok $? "--instances 65 exits 2 with a message (got $rc)"
 
 "$IBCHAR" run barrier --ranks 2 --fanin 4 --iters 10 --out "$tmp/bad1" >/dev/null 2>"$tmp/e1"; rc=$?
 [ $rc -eq 2 ]; ok $? "--fanin 4 exits 2 (got $rc)"
