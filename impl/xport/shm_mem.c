@@ -130,7 +130,7 @@ int ibc_xport_shm_resolve(struct shm *st, int peer, int self, uint32_t key, uint
 			  uint64_t len, unsigned need, struct target *t)
 {
 	struct shm_ctl *c = st->peers[peer].ctl;
-	struct rcache *rc = &st->peers[peer].rc;
+	struct rcache *rc = shm_rcache_of(&st->peers[peer], key);
 	struct shm_mr_ent *ent;
 	struct ent_snap e;
 	uint32_t idx, k;
@@ -145,6 +145,7 @@ int ibc_xport_shm_resolve(struct shm *st, int peer, int self, uint32_t key, uint
 		t->pid = st->peers[peer].pid;
 		return RS_OK;
 	}
+	st->stats.key_lookups++;
 	idx = (key ^ c->salt) & SHM_MR_IDX_MASK;
 	ent = &c->mrs[idx];
 	k = atomic_load_explicit(&ent->rkey, memory_order_acquire);

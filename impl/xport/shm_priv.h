@@ -121,10 +121,17 @@ struct pend {
 	void *inline_buf;
 };
 
-/* The last mapped registration resolved at a peer: a later access with the
- * same key, while that key is still the entry's, goes straight to the
- * mapping (the key carries a generation: the same key is the same
- * registration).  Saves the entry's snapshot on the fast path. */
+/* A mapped registration resolved at a peer: a later access with the same
+ * key, while that key is still the entry's, goes straight to the mapping
+ * (the key carries a generation: the same key is the same registration).
+ * Saves the entry's snapshot on the fast path.  SHM_RCACHE of them a peer,
+ * one per slot of the key's low bits (the registration's table index, salted:
+ * consecutive registrations take different slots), so that code turning
+ * between a few registrations (a flag and a payload buffer, or several
+ * instances of a collective) stays on the fast path, as on a device, where
+ * which key a write names costs nothing. */
+#define SHM_RCACHE 16
+
 struct rcache {
 	uint32_t key;
 	unsigned access;
@@ -148,7 +155,7 @@ struct peer {
 	pid_t pid;
 	struct seg_map *maps; /* SHM_MR_MAX entries, allocated on first use */
 	struct pend *pend_head, *pend_tail;
-	struct rcache rc;
+	struct rcache rc[SHM_RCACHE]; /* shm_rcache_of */
 	struct shm_sq sq;
 };
 
@@ -302,6 +309,11 @@ static inline int shm_local_sge_ok(const struct shm *st, const struct ibc_xport_
 /* Where [addr, addr + len) of a peer's registration key is mapped here, when
  * key is the registration its cache holds, still live, with access need;
  * NULL otherwise (then the full check decides). */
+static inline struct rcache *shm_rcache_of(struct peer *p, uint32_t key)
+{
+	return &p->rc[key & (SHM_RCACHE - 1)];
+}
+
 static inline char *shm_rcache_hit(const struct rcache *rc, uint32_t key, uint64_t addr,
 				   uint64_t len, unsigned need)
 {

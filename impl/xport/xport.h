@@ -399,6 +399,7 @@ struct ibc_xport_stats {
 	uint64_t mcast_overrun;  /* shm: datagrams a member was too slow to read (lost) */
 	uint64_t p2p_dropped;    /* injected two-sided losses caused by this process */
 	uint64_t rnr_waits;      /* shm: sends that had to wait for a receive */
+	uint64_t key_lookups;    /* shm: remote keys looked up in a peer's table (not cached) */
 };
 int ibc_xport_stats_get(struct ibc_xport *x, struct ibc_xport_stats *out);
 

@@ -354,7 +354,7 @@ static char *fast_target(struct ibc_xport *x, struct shm *st, int peer, uint32_t
 	if (len == 0 || peer < 0 || peer >= x->size || peer == x->rank || !x->connected ||
 	    st->peers[peer].pend_head != NULL)
 		return NULL;
-	return shm_rcache_hit(&st->peers[peer].rc, rkey, remote_addr, len,
+	return shm_rcache_hit(shm_rcache_of(&st->peers[peer], rkey), rkey, remote_addr, len,
 			      IBC_XPORT_ACCESS_REMOTE_WRITE);
 }
 

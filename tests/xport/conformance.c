@@ -48,6 +48,7 @@ static void run_job(int n, int full)
 	test_no_names_while_running(&w);
 	if (full) {
 		test_write(&w);
+		test_key_turns(&w);
 		test_user_mem(&w);
 		test_read(&w);
 		test_write_imm(&w);
@@ -83,9 +84,10 @@ static void run_job(int n, int full)
 		/* again after a good write with the same key, which fills the
 		 * transport's caches (shm's write fast path): they must not
 		 * let a bad access through */
-		for (int c = 0; c < E_COUNT; c++)
-			if (c != E_RECV_SMALL && c != E_ATOMIC_RANGE)
-				error_case((enum ecase)c, 1);
+		for (int warm = 1; warm <= 2; warm++)
+			for (int c = 0; c < E_COUNT; c++)
+				if (c != E_RECV_SMALL && c != E_ATOMIC_RANGE)
+					error_case((enum ecase)c, warm);
 		test_xrc();
 	} else {
 		for (int k = 0; k < 2; k++) {

@@ -29,13 +29,15 @@ static int ecase_inline(enum ecase c)
 }
 
 /* warm: rank 0 first writes the target's region with its key (the same
- * bytes it holds), as a warm-up that fills the transport's caches */
+ * bytes it holds), as a warm-up that fills the transport's caches; warm 2:
+ * then a second region of the target's too, so that the first key's cache
+ * entry is not the latest one (shm keeps several a peer) */
 static void error_case(enum ecase c, int warm)
 {
 	struct ibc_xport_params p;
 	struct ibc_xport *x;
-	struct ibc_xport_mr *mr = NULL;
-	struct ibc_xport_rdesc rd[MAXR];
+	struct ibc_xport_mr *mr = NULL, *mr2 = NULL;
+	struct ibc_xport_rdesc rd[MAXR], rd2[MAXR];
 	struct ibc_xport_wc wc;
 	const size_t LEN = 64 * 1024;
 	int ok = 1, rc, got_err = 0, recv_err = 1;
@@ -46,6 +48,9 @@ static void error_case(enum ecase c, int warm)
 	rc = ibc_xport_mr_alloc(x, LEN, IBC_XPORT_ACCESS_ALL, &mr);
 	if (rc != IBC_OK || ibc_xport_rdesc_allgather(x, &mr->rdesc, rd) != IBC_OK)
 		fatal("error case setup failed");
+	if (warm == 2 && (ibc_xport_mr_alloc(x, LEN, IBC_XPORT_ACCESS_ALL, &mr2) != IBC_OK ||
+			  ibc_xport_rdesc_allgather(x, &mr2->rdesc, rd2) != IBC_OK))
+		fatal("error case setup failed");
 	memset(mr->addr, 0x5A, LEN);
 	if (warm) {
 		if (R == 0) {
@@ -54,6 +59,10 @@ static void error_case(enum ecase c, int warm)
 			ok = ibc_xport_write(x, 1, &g, 1, rd[1].addr + 64, rd[1].rkey,
 					     IBC_XPORT_WR_SIGNALED, 7) == IBC_OK &&
 			     wait_ok(x, IBC_XPORT_CQ_SEND, 7, NULL);
+			if (ok && warm == 2)
+				ok = ibc_xport_write(x, 1, &g, 1, rd2[1].addr + 64, rd2[1].rkey,
+						     IBC_XPORT_WR_SIGNALED, 8) == IBC_OK &&
+				     wait_ok(x, IBC_XPORT_CQ_SEND, 8, NULL);
 		}
 		barrier();
 	}
@@ -150,6 +159,7 @@ static void error_case(enum ecase c, int warm)
 		if (ibc_boot_bcast(B, rs, sizeof(rs), 0) != IBC_OK)
 			fatal("bootstrap failed");
 		check(ok && got_err && recv_err, "error completion%s: %s -> \"%s\"%s",
+		      warm == 2 ? " after good writes to it and to another region" :
 		      warm ? " after a good write" : "", ecase_name[c], rs,
 		      c == E_RECV_SMALL ? " (and an error receive completion)" :
 		      c == E_DEREG || c == E_INLINE_DEREG || c == E_LOCAL_PROT ? ""
@@ -157,6 +167,8 @@ static void error_case(enum ecase c, int warm)
 	}
 	if (mr != NULL)
 		ibc_xport_mr_dereg(x, mr);
+	if (mr2 != NULL)
+		ibc_xport_mr_dereg(x, mr2);
 	rc = ibc_xport_close(x);
 	check(rc == IBC_OK, "close after an error (%s)", ibc_status_str(rc));
 }

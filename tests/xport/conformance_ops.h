@@ -36,6 +36,48 @@ static const size_t sizes[] = { 1, 2, 7, 8, 63, 64, 65, 255, 4095, 4096, 4097,
 				65539, 262144, 1 * MIB + 5, 4 * MIB };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
+/* Writes that turn among a few registrations of a peer (a flag and a payload
+ * buffer, several instances of a collective) land where they should; on shm
+ * each key is looked up in the peer's table once, then found in the cache, as
+ * a device pays nothing for which key a write names. */
+static void test_key_turns(struct world *w)
+{
+	enum { K = 4, ROUNDS = 25 };
+	struct ibc_xport_mr *mr[K] = { NULL };
+	struct ibc_xport_rdesc rd[K][MAXR];
+	struct ibc_xport_stats s0, s1;
+	uint64_t v, *src = (uint64_t *)(void *)w->Bl;
+	int k, i, ok = 1;
+
+	for (k = 0; k < K && ok; k++)
+		ok = ibc_xport_mr_alloc(w->x, 4096, IBC_XPORT_ACCESS_ALL, &mr[k]) == IBC_OK &&
+		     ibc_xport_rdesc_allgather(w->x, &mr[k]->rdesc, rd[k]) == IBC_OK;
+	barrier();
+	ok = ok && ibc_xport_stats_get(w->x, &s0) == IBC_OK;
+	for (i = 0; ok && i < K * ROUNDS; i++) {
+		struct ibc_xport_sge s = sge_of(w, w->Bl, 8);
+
+		k = i % K;
+		*src = 1000 * (uint64_t)R + (uint64_t)i;
+		ok = ibc_xport_write(w->x, right(), &s, 1, rd[k][right()].addr + 64,
+				     rd[k][right()].rkey, IBC_XPORT_WR_SIGNALED, 300 + i) == IBC_OK &&
+		     wait_ok(w->x, IBC_XPORT_CQ_SEND, 300 + (uint64_t)i, NULL);
+	}
+	ok = ok && ibc_xport_stats_get(w->x, &s1) == IBC_OK;
+	barrier();
+	for (k = 0; ok && k < K; k++) {
+		memcpy(&v, (char *)mr[k]->addr + 64, sizeof(v));
+		ok = v == 1000 * (uint64_t)left() + (uint64_t)(K * (ROUNDS - 1) + k);
+	}
+	check(ok && s1.key_lookups - s0.key_lookups <= K,
+	      "%d writes turning among %d registrations of a peer land right; %llu key lookups "
+	      "(shm: one per key, then its cache)", K * ROUNDS, K,
+	      (unsigned long long)(s1.key_lookups - s0.key_lookups));
+	for (k = 0; k < K; k++)
+		if (mr[k] != NULL)
+			ibc_xport_mr_dereg(w->x, mr[k]);
+}
+
 /* Splits len into nsge pieces placed with gaps inside base (the local area);
  * piece sizes differ so boundaries fall at odd offsets. */
 static int build_sges(struct world *w, unsigned char *base, size_t len, int nsge,
