@@ -85,7 +85,8 @@ struct lk_inst {
 					 in its wait even when validated */
 	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
 	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
-	/* The write round trips (lk_sets): mr holds nsets sets of the slots,
+	size_t mc_off;                /* ... into the set at this offset (set_off's, or the next call's) */
+	/* The write round trips and rtt-mcast (lk_sets): mr holds nsets sets of the slots,
 	 * set_len bytes apart, and each call's messages land in the next set
 	 * in turn on every rank (set_off: the current one's offset, added to
 	 * the mr addresses of ibc_logp_msg_wr, ibc_logp_msg_in and
@@ -150,7 +151,7 @@ int ibc_logp_msg_send(struct ibc_xport *x, const struct lk_inst *in, const struc
 		      int peer, int write);
 
 /* logp_mcast.c: rtt-mcast */
-int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in);
+int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in, int next);
 int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a);
 
 #endif

@@ -16,16 +16,20 @@ static uint64_t *mcast_seq(const struct lk_inst *in)
 	return (uint64_t *)((unsigned char *)in->src->addr + in->src->len - 2 * SEQ_BYTES);
 }
 
-/* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0) */
-int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in)
+/* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0), in
+ * this call's set, or with next (before the call: prepare, or back to back
+ * the call before) in the next call's (lk_run moves every rank on a set) */
+int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in, int next)
 {
-	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + ibc_logp_slot_of(in, 0, 0),
+	size_t off = next ? (size_t)((in->set + 1) % in->nsets) * in->set_len : in->set_off;
+	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + off + ibc_logp_slot_of(in, 0, 0),
 				     (uint32_t)in->slot, in->mr->lkey };
 	struct ibc_xport_recv_wr rw = { .wr_id = LK_TAG, .peer = IBC_XPORT_PEER_ANY,
 					.mcast = in->grp, .num_sge = 1, .sge = &sge };
 	int posted, rc = ibc_xport_recv_post(x, &rw, 1, &posted);
 
 	in->mc_posted = rc == IBC_OK;
+	in->mc_off = off;
 	return rc;
 }
 
@@ -34,7 +38,8 @@ int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in)
  * is dropped and the receive posted again */
 static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 {
-	const unsigned char *b = (const unsigned char *)in->mr->addr + ibc_logp_slot_of(in, 0, 0);
+	const unsigned char *b = (const unsigned char *)in->mr->addr + in->mc_off +
+				 ibc_logp_slot_of(in, 0, 0);
 	struct ibc_xport_wc wc;
 	uint64_t got;
 	int rc;
@@ -58,7 +63,8 @@ static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 		if (got == seq)
 			return IBC_OK;
 		in->stale++;
-		rc = ibc_logp_mcast_recv_post(x, in);
+		rc = ibc_logp_mcast_recv_post(x, in, 0);
+		b = (const unsigned char *)in->mr->addr + in->mc_off + ibc_logp_slot_of(in, 0, 0);
 		if (rc != IBC_OK)
 			return rc;
 	}
@@ -81,11 +87,11 @@ int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const str
 	int rc, posts = 0;
 
 	if (x->rank == 1) {
-		rc = in->mc_posted ? IBC_OK : ibc_logp_mcast_recv_post(x, in);
+		rc = in->mc_posted ? IBC_OK : ibc_logp_mcast_recv_post(x, in, 0);
 		if (rc == IBC_OK)
 			rc = mcast_await(x, in, seq);
 		if (rc == IBC_OK && in->b2b)
-			rc = ibc_logp_mcast_recv_post(x, in);
+			rc = ibc_logp_mcast_recv_post(x, in, 1);
 		return rc == IBC_OK ? ibc_logp_msg_send(x, in, a, 0, 1) : rc;
 	}
 	if (x->rank != 0)

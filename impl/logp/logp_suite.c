@@ -32,11 +32,13 @@ static int has_b2b(const struct lk_arg *a)
 }
 
 /* the kernels whose messages rotate over LK_SETS sets of slots (lk_inst):
- * the write round trips, the figures the model costs write rounds by
- * (not the readout kernels, whose flag lines lie behind the slots) */
+ * the write round trips and rtt-mcast, the figures the model costs write
+ * rounds and RGM's release by (not the readout kernels, whose flag lines lie
+ * behind the slots) */
 static int lk_sets(const struct lk_arg *a)
 {
-	return (a->kind == LK_RTT_1N || a->kind == LK_RTT_N1) && a->write && !a->readout;
+	return ((a->kind == LK_RTT_1N || a->kind == LK_RTT_N1) && a->write && !a->readout) ||
+	       a->kind == LK_RTT_MCAST;
 }
 
 /* a kernel between ranks 0 and 1 alone (p = 1), or on rank 0 alone: no
@@ -595,7 +597,7 @@ static int lk_prepare(struct ibc_suite_op *o)
 	if (a->kind == LK_PRTT)
 		return prtt_post(x, in, a->prtt_n);
 	if (a->kind == LK_RTT_MCAST)
-		return x->rank == 1 && !in->mc_posted ? ibc_logp_mcast_recv_post(x, in) : IBC_OK;
+		return x->rank == 1 && !in->mc_posted ? ibc_logp_mcast_recv_post(x, in, 1) : IBC_OK;
 	if (a->write || a->kind == LK_OR || a->kind == LK_RTT_POOL || a->kind == LK_COPY ||
 	    a->kind == LK_COPY_PEER || x->rank > in->p)
 		return IBC_OK;
@@ -738,8 +740,8 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	if (a->kind == LK_RTT_POOL)
 		snprintf(buf, cap, "kernel=rtt-1n;op=send;post=single;via=receive-pool;p=%d", in->p);
 	else if (a->kind == LK_RTT_MCAST)
-		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu",
-			 (unsigned long long)in->resent, (unsigned long long)in->stale);
+		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu%s",
+			 (unsigned long long)in->resent, (unsigned long long)in->stale, sets);
 	else if (a->kind >= LK_COPY)
 		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1%s",
 			 a->kind == LK_COPY ? "own" : "peer", a->readout == 2 ? ";flag=own-line" : "");

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..89"
+echo "1..90"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -106,9 +106,13 @@ case_run "logp os-write-user-all" bytes os-write-user-all os-write-user os-write
 	"os-write-user-all rank 0: 1 wrong bytes" $G --variants os-write-user-all,os-write-user
 case_run "logp rtt-pool-1n" bytes rtt-pool-1n rtt-send-1n rtt-pool-1n:20 \
 	"rtt-pool-1n rank 2: 1 wrong bytes" $G --variants rtt-pool-1n,rtt-send-1n
-# the datagram from rank 0, corrupted, is rank 1's to find
-case_run "logp rtt-mcast" bytes rtt-mcast rtt-write-1n rtt-mcast:20 \
+# the datagram from rank 0, corrupted, is rank 1's to find; rtt-mcast
+# rotates over 8 sets of slots too (rank 1's receive, rank 0's flag)
+case_run "logp rtt-mcast" bytes rtt-mcast rtt-write-1n rtt-mcast:21 \
 	"rtt-mcast rank 1: 1 wrong bytes" $G --variants rtt-mcast,rtt-write-1n
+nsets=$(rows "$tmp/logp-rtt-mcast-ok" rtt-mcast "sets=8")
+[ "$nsets" -gt 0 ] && [ "$nsets" -eq "$(rows "$tmp/logp-rtt-mcast-ok" rtt-mcast "")" ]
+ok $? "logp rtt-mcast: its $nsets rows say sets=8"
 # the write round trips rotate over 8 sets of slots, one call each in turn:
 # a message corrupted in two iterations of different sets (21 and 22), from
 # rank 0 and from its peer's answer; every row of them says sets=8
