@@ -1,12 +1,4 @@
-/* The all-to-all suite (Sur et al.) on the suite driver (alltoall_suite.h).
- *
- * A row is over --instances all-to-alls (default 8), each with its own
- * buffers (and, for an algorithm of the table, its own instance of it),
- * called in turn on every rank, as the barrier suite's rows are: where a
- * collective's buffers lie decides what its lines cost to move between
- * cores, so one instance's figure is a draw of its placement
- * (docs/model.md).  Fewer where K of them would pass AS_INST_BYTES of
- * buffers a rank; rows say instances= (how many ran). */
+/* The all-to-all suite (Sur et al.) on the suite driver (alltoall_suite.h). */
 #include "alltoall/alltoall_suite.h"
 
 #include "alltoall/alltoall.h"
@@ -22,10 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AS_MAX_INSTANCES 64
-#define AS_INST_BYTES (1u << 20) /* the instances' buffers, at most, a rank and variant */
-
-static long opt_eager = 8192, opt_instances = 8;
+static long opt_eager = 8192;
 static int opt_no_model;
 
 static const struct ibc_opt opts[] = {
@@ -34,10 +23,6 @@ static const struct ibc_opt opts[] = {
 		  "rendezvous", .min = 1, .max = 1 << 20 },
 	{ .name = "no-model", .type = IBC_OPT_FLAG, .dest = &opt_no_model,
 	  .help = "do not measure the cost models' parameters nor write impl=model rows" },
-	{ .name = "instances", .type = IBC_OPT_INT, .dest = &opt_instances, .metavar = "K",
-	  .help = "all-to-alls per row, each with its own buffers, called in turn (fewer where "
-		  "their buffers would pass 1 MiB a rank; 1: one)", .min = 1,
-	  .max = AS_MAX_INSTANCES },
 	IBC_OPT_END
 };
 
@@ -49,18 +34,12 @@ struct as_state {
 	struct ibc_alltoall_model model;
 };
 
-struct as_one {
+struct as_inst {
 	struct ibc_alltoall *a;    /* a table algorithm, or NULL for a fn variant */
 	unsigned char *sbuf, *rbuf;
-	uint64_t it;               /* calls filled (validate) */
-	uint64_t calls;            /* for the row's instances= */
-};
-
-struct as_inst {
-	struct as_one one[AS_MAX_INSTANCES];
-	int n, cur;                /* cur: the next call's (prepared, then run) */
 	size_t m, len;
-	uint64_t bad;              /* wrong bytes seen, over every instance (validate) */
+	uint64_t it;               /* calls filled (validate) */
+	uint64_t bad;              /* wrong bytes seen (validate) */
 	int bad_src;
 	size_t bad_off;
 };
@@ -87,34 +66,28 @@ static int as_setup(struct ibc_suite_op *o)
 	struct as_state *st = o->ctx->state;
 	struct as_inst *in = calloc(1, sizeof(*in));
 	struct ibc_alltoall_params ap;
-	int n = o->ctx->boot->size, rc = IBC_OK, k;
+	int n = o->ctx->boot->size, rc = IBC_OK;
 
 	if (in == NULL)
 		return IBC_ERR_NOMEM;
 	o->inst = in;
 	in->m = o->pt->bytes > 0 ? o->pt->bytes : 1;
 	in->len = (size_t)n * in->m;
-	k = (int)(AS_INST_BYTES / (2 * in->len));
-	k = k < 1 ? 1 : k < (int)opt_instances ? k : (int)opt_instances;
-	ibc_alltoall_params_init(&ap);
-	ap.max_bytes = in->m;
-	ap.eager_max = (size_t)opt_eager;
-	ap.rcache = st->rc;
-	for (; rc == IBC_OK && in->n < k; in->n++) {
-		struct as_one *one = &in->one[in->n];
-
-		if (posix_memalign((void **)&one->sbuf, 4096, in->len) ||
-		    posix_memalign((void **)&one->rbuf, 4096, in->len)) {
-			in->n++; /* torn down with the others */
-			rc = IBC_ERR_NOMEM;
-			break;
-		}
-		ibc_alltoall_fill(one->sbuf, o->ctx->boot->rank, n, in->m, 0);
-		memset(one->rbuf, 0, in->len);
-		if (fn_of(o) == NULL)
-			rc = ibc_alltoall_create(o->ctx->x, o->v->name, &ap, &one->a);
-		if (rc == IBC_OK && one->a != NULL)
-			rc = ibc_alltoall_setup(one->a);
+	if (posix_memalign((void **)&in->sbuf, 4096, in->len) ||
+	    posix_memalign((void **)&in->rbuf, 4096, in->len)) {
+		(void)as_teardown(o);
+		return IBC_ERR_NOMEM;
+	}
+	ibc_alltoall_fill(in->sbuf, o->ctx->boot->rank, n, in->m, 0);
+	memset(in->rbuf, 0, in->len);
+	if (fn_of(o) == NULL) {
+		ibc_alltoall_params_init(&ap);
+		ap.max_bytes = in->m;
+		ap.eager_max = (size_t)opt_eager;
+		ap.rcache = st->rc;
+		rc = ibc_alltoall_create(o->ctx->x, o->v->name, &ap, &in->a);
+		if (rc == IBC_OK)
+			rc = ibc_alltoall_setup(in->a);
 	}
 	if (rc != IBC_OK)
 		(void)as_teardown(o);
@@ -124,33 +97,29 @@ static int as_setup(struct ibc_suite_op *o)
 static int as_prepare(struct ibc_suite_op *o)
 {
 	struct as_inst *in = o->inst;
-	struct as_one *one = &in->one[in->cur]; /* the one the next call runs */
 	int j, n = o->ctx->boot->size;
 
 	if (!o->ctx->cli->validate)
 		return IBC_OK;
-	ibc_alltoall_fill(one->sbuf, o->ctx->boot->rank, n, in->m, ++one->it);
+	ibc_alltoall_fill(in->sbuf, o->ctx->boot->rank, n, in->m, ++in->it);
 	for (j = 0; j < n; j++) /* the mutant of the tests: one byte of the block to j */
-		(void)ibc_suite_corrupt(o, j, n, one->sbuf + (size_t)j * in->m, in->m);
+		(void)ibc_suite_corrupt(o, j, n, in->sbuf + (size_t)j * in->m, in->m);
 	return IBC_OK;
 }
 
 static int as_run(struct ibc_suite_op *o)
 {
 	struct as_inst *in = o->inst;
-	struct as_one *one = &in->one[in->cur];
 	const struct ibc_alltoall_suite_fn *f = fn_of(o);
 	int rc, src = -1;
 	size_t off = 0, bad;
 
-	in->cur = in->cur + 1 < in->n ? in->cur + 1 : 0;
-	one->calls++;
-	rc = f != NULL ? f->fn(f->ctx, one->sbuf, one->rbuf, in->m)
-		       : ibc_alltoall_run(one->a, one->sbuf, one->rbuf, in->m);
+	rc = f != NULL ? f->fn(f->ctx, in->sbuf, in->rbuf, in->m)
+		       : ibc_alltoall_run(in->a, in->sbuf, in->rbuf, in->m);
 	if (rc != IBC_OK || !o->ctx->cli->validate || o->in_b2b)
 		return rc;
 	ibc_harness_sample_end(o->h);  /* the check is no part of the call's time */
-	bad = ibc_alltoall_check(one->rbuf, o->ctx->boot->rank, o->ctx->boot->size, in->m, one->it,
+	bad = ibc_alltoall_check(in->rbuf, o->ctx->boot->rank, o->ctx->boot->size, in->m, in->it,
 				 &src, &off);
 	if (bad > 0 && in->bad == 0) {
 		in->bad_src = src;
@@ -177,39 +146,30 @@ static int as_counters(struct ibc_suite_op *o, uint64_t *vals)
 {
 	struct as_inst *in = o->inst;
 	struct ibc_alltoall_counters c;
-	int k;
 
-	for (k = 0; k < in->n; k++) {
-		if (in->one[k].a == NULL)
-			continue;
-		ibc_alltoall_counters_get(in->one[k].a, &c);
-		vals[0] += c.reg_hits;
-		vals[1] += c.reg_misses;
-		vals[2] += c.rndz;
-		vals[3] += c.writes;
-		vals[4] += c.sends;
-		vals[5] += c.copy_bytes;
-	}
+	if (in->a == NULL)
+		return IBC_OK;
+	ibc_alltoall_counters_get(in->a, &c);
+	vals[0] = c.reg_hits;
+	vals[1] = c.reg_misses;
+	vals[2] = c.rndz;
+	vals[3] = c.writes;
+	vals[4] = c.sends;
+	vals[5] = c.copy_bytes;
 	return IBC_OK;
 }
 
 static int as_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 {
 	struct as_inst *in = o->inst;
-	int n = o->ctx->boot->size, k, used = 0, w = 0;
+	int n = o->ctx->boot->size;
 
-	/* the instances that ran: the row's figure is over these */
-	for (k = 0; k < in->n; k++)
-		used += in->one[k].calls > 0;
-	if (in->n > 0 && in->one[0].a != NULL) {
-		if (strncmp(o->v->name, "hrwg", 4) == 0)
-			w = snprintf(buf, cap, "schedule=%s;",
-				     ibc_pattern_pow2_is(n) ? "hypercube" : "bruck");
-		else if (ibc_alltoall_alg_of(in->one[0].a)->needs & IBC_ALLTOALL_NEEDS_TWO_SIDED)
-			w = snprintf(buf, cap, "eager_max=%ld;", opt_eager);
-	}
-	if (w >= 0 && (size_t)w < cap)
-		snprintf(buf + w, cap - (size_t)w, "instances=%d", used);
+	if (in->a == NULL)
+		return IBC_OK;
+	if (strncmp(o->v->name, "hrwg", 4) == 0)
+		snprintf(buf, cap, "schedule=%s", ibc_pattern_pow2_is(n) ? "hypercube" : "bruck");
+	else if (ibc_alltoall_alg_of(in->a)->needs & IBC_ALLTOALL_NEEDS_TWO_SIDED)
+		snprintf(buf, cap, "eager_max=%ld", opt_eager);
 	return IBC_OK;
 }
 
@@ -217,23 +177,19 @@ static int as_teardown(struct ibc_suite_op *o)
 {
 	struct as_state *st = o->ctx->state;
 	struct as_inst *in = o->inst;
-	int rc = IBC_OK, r, k;
+	int rc = IBC_OK;
 
 	if (in == NULL)
 		return IBC_OK;
-	for (k = 0; k < in->n; k++) {
-		struct as_one *one = &in->one[k];
-
-		if (one->a != NULL && (r = ibc_alltoall_destroy(one->a)) != IBC_OK && rc == IBC_OK)
-			rc = r;
-		/* the cache must not outlive the memory it registered */
-		if (one->sbuf)
-			(void)ibc_regcache_invalidate(st->rc, one->sbuf, in->len);
-		if (one->rbuf)
-			(void)ibc_regcache_invalidate(st->rc, one->rbuf, in->len);
-		free(one->sbuf);
-		free(one->rbuf);
-	}
+	if (in->a != NULL)
+		rc = ibc_alltoall_destroy(in->a);
+	/* the cache must not outlive the memory it registered */
+	if (in->sbuf)
+		(void)ibc_regcache_invalidate(st->rc, in->sbuf, in->len);
+	if (in->rbuf)
+		(void)ibc_regcache_invalidate(st->rc, in->rbuf, in->len);
+	free(in->sbuf);
+	free(in->rbuf);
 	free(in);
 	o->inst = NULL;
 	return rc;
