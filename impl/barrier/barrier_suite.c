@@ -122,7 +122,6 @@ static int barrier_once(struct ibc_suite_op *o)
 {
 	struct bs_inst *in = o->inst;
 	const struct ibc_barrier_suite_fn *f = fn_of(o);
-
 	int k = in->cur;
 
 	if (f != NULL)

@@ -306,14 +306,15 @@ static inline int shm_local_sge_ok(const struct shm *st, const struct ibc_xport_
 	return s->addr >= base && s->len <= m->pub.len && s->addr - base <= m->pub.len - s->len;
 }
 
-/* Where [addr, addr + len) of a peer's registration key is mapped here, when
- * key is the registration its cache holds, still live, with access need;
- * NULL otherwise (then the full check decides). */
+/* The cache entry of a peer's key (struct rcache) */
 static inline struct rcache *shm_rcache_of(struct peer *p, uint32_t key)
 {
 	return &p->rc[key & (SHM_RCACHE - 1)];
 }
 
+/* Where [addr, addr + len) of a peer's registration key is mapped here, when
+ * key is the registration its cache holds, still live, with access need;
+ * NULL otherwise (then the full check decides). */
 static inline char *shm_rcache_hit(const struct rcache *rc, uint32_t key, uint64_t addr,
 				   uint64_t len, unsigned need)
 {

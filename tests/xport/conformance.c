@@ -82,8 +82,9 @@ static void run_job(int n, int full)
 		for (int c = 0; c < E_COUNT; c++)
 			error_case((enum ecase)c, 0);
 		/* again after a good write with the same key, which fills the
-		 * transport's caches (shm's write fast path): they must not
-		 * let a bad access through */
+		 * transport's caches (shm's write fast path), and (warm 2)
+		 * after one to another region too, so that the key's entry is
+		 * not the latest: they must not let a bad access through */
 		for (int warm = 1; warm <= 2; warm++)
 			for (int c = 0; c < E_COUNT; c++)
 				if (c != E_RECV_SMALL && c != E_ATOMIC_RANGE)
