@@ -40,6 +40,10 @@ struct crow {
 	int placement;   /* the probe suite: where the ranks sit, not the code */
 	char group[16];  /* its timed group (extra group=G/NG), "" when the point had one */
 	size_t nprimed;  /* its runs whose timed iterations were primed (extra primed=1) */
+	/* the placements of its buffers a run's figure is over (extra instances=
+	 * or sets=, 1 without: a barrier over its instances, a logp kernel over
+	 * its sets of slots); -1 when its runs differ */
+	long places;
 	struct cunit *u;
 	size_t nu, ucap;
 	double mlog;     /* mean over runs of log fig (NAN when a run has none) */
@@ -374,6 +378,7 @@ static int cside_load(const char *dir, struct cside *c)
 		char skey[640], key[640], label[320], one[8], grp[16];
 		double p50, over, probe;
 		struct crow *w;
+		long places;
 		size_t k;
 
 		if (strcmp(ibc_csv_str(res, r, "impl"), "model") == 0)
@@ -433,6 +438,10 @@ static int cside_load(const char *dir, struct cside *c)
 		}
 		w->oversub |= over > 0;
 		w->nprimed += ibc_csv_extra_get(extra, "primed", one, sizeof(one)) && strcmp(one, "1") == 0;
+		places = ibc_csv_extra_get(extra, "instances", one, sizeof(one)) ||
+				 ibc_csv_extra_get(extra, "sets", one, sizeof(one))
+			 ? atol(one) : 1;
+		w->places = w->nu == 0 || w->places == places ? places : -1;
 		if (k < nsr) {
 			sr[k].used = 1;
 			rc = unit_add(w, run_id, sr[k].fig, (long)sr[k].n, probe);
@@ -553,13 +562,21 @@ static int primed_state(const struct crow *x)
 	return x->nprimed == 0 ? 0 : x->nprimed == x->nu ? 1 : 2;
 }
 
+static const char *places_text(const struct crow *x, char *buf, size_t cap)
+{
+	if (x->places < 0)
+		return "differing";
+	snprintf(buf, cap, "%ld", x->places);
+	return buf;
+}
+
 /* One row's verdict. */
 static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, const struct crow *x,
 		      const struct crow *y, double *tmp, struct verdict *v)
 {
 	double sigma, t, ratio;
 	const char *why = NULL;
-	char whybuf[160];
+	char whybuf[160], pa[24], pb[24];
 
 	snprintf(v->name, sizeof(v->name), "%s", x->label);
 	if (y == NULL) {
@@ -590,6 +607,13 @@ static void row_judge(const struct ibc_compare_opts *o, const struct cside *b, c
 		snprintf(whybuf, sizeof(whybuf), "measured another way (primed in %s, not in %s: make BASE again)",
 			 primed_state(y) == 1 ? "NEW" : primed_state(x) == 1 ? "BASE" : "some runs",
 			 primed_state(y) == 1 ? "BASE" : primed_state(x) == 1 ? "NEW" : "others");
+		why = whybuf;
+	} else if (x->places != y->places) {
+		/* over other placements of its buffers: the figure is another
+		 * one (a barrier's instances, docs/model.md), as with primes */
+		snprintf(whybuf, sizeof(whybuf), "measured another way (over %s placements in NEW, "
+			 "%s in BASE: make BASE again)", places_text(y, pa, sizeof(pa)),
+			 places_text(x, pb, sizeof(pb)));
 		why = whybuf;
 	} else if ((x->oversub || y->oversub) && !o->strict) {
 		why = "oversubscribed (ranks outnumber the PUs: the scheduler's time)";

@@ -21,7 +21,7 @@ tap_need "$IBCHAR" "$BUILD/bin/ibchar-barrier"
 tap_tmp compare
 # IBC_TEST_SEED shifts every seed (the verdicts must not hang on one draw)
 S=${IBC_TEST_SEED:-0}
-echo "1..56"
+echo "1..58"
 
 # cmp ARGS...: compare into $tmp/out (stdout) and $tmp/err; $rc its status
 cmp() {
@@ -302,6 +302,39 @@ primed "$tmp/same" "$tmp/prim1" 1.3
 cmp "$tmp/bprim" "$tmp/prim1"
 [ $rc -eq 1 ] && [ "$(grep -c '^not ok .*link write-lat .*: slower' "$tmp/out")" -ge 4 ]
 ok $? "... primed on both sides, x2.6: judged, slower (exit $rc)"
+
+# rows over other placements of their buffers on one side only (a barrier's
+# instances, a logp kernel's sets: extra instances= or sets=; 1 without)
+# placed SRC DST SCALE KEY: a copy of SRC whose link write-lat rows say KEY
+# and took SCALE times as long
+placed() {
+	python3 - "$1" "$2" "$3" "$4" <<'EOF'
+import csv, os, shutil, sys
+shutil.copytree(sys.argv[1], sys.argv[2])
+for name in ("results.csv", "samples.csv"):
+    p = os.path.join(sys.argv[2], name)
+    rows = list(csv.reader(open(p)))
+    h = rows[0]
+    for r in rows[1:]:
+        if r[h.index("suite")] == "link" and r[h.index("variant")] == "write-lat":
+            if name == "results.csv":
+                r[-1] += ";" + sys.argv[4]
+            else:
+                r[-1] = " ".join(str(float(x) * float(sys.argv[3])) for x in r[-1].split())
+    csv.writer(open(p, "w", newline="")).writerows(rows)
+EOF
+}
+placed "$tmp/same" "$tmp/inst" 2 instances=8
+cmp "$tmp/base" "$tmp/inst"
+[ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
+	[ "$(grep -c '^ok .*link write-lat .*: inconclusive: measured another way (over 8 placements in NEW, 1 in BASE: make BASE again); [12]\.[0-9]*x' "$tmp/out")" -eq 5 ]
+ok $? "rows over 8 placements in NEW and 1 in BASE, 2x slower: inconclusive (measured another way), exit 0 (exit $rc)"
+[ $rc -eq 0 ] || show
+placed "$tmp/base" "$tmp/bsets" 0.5 sets=8
+placed "$tmp/same" "$tmp/inst1" 1.3 instances=8
+cmp "$tmp/bsets" "$tmp/inst1"
+[ $rc -eq 1 ] && [ "$(grep -c '^not ok .*link write-lat .*: slower' "$tmp/out")" -ge 4 ]
+ok $? "... over 8 on both sides (sets=8, instances=8), x2.6: judged, slower (exit $rc)"
 
 # a BASE whose alltoall runs sat at two placements (its third run's probe
 # 0.15 -> 0.25 us): said in the header, for that suite only
