@@ -264,50 +264,9 @@ ok $? "a row timed in another group than in BASE says so (exit $rc)"
 
 # rows measured another way: primed on one side only (a harness that changed
 # its method between the two; the figure moves with the method)
-# primed SRC DST SCALE: a copy of SRC whose link write-lat rows were primed
-# and took SCALE times as long
-primed() {
-	python3 - "$1" "$2" "$3" <<'EOF'
-import csv, os, shutil, sys
-shutil.copytree(sys.argv[1], sys.argv[2])
-for name in ("results.csv", "samples.csv"):
-    p = os.path.join(sys.argv[2], name)
-    rows = list(csv.reader(open(p)))
-    h = rows[0]
-    for r in rows[1:]:
-        if r[h.index("suite")] == "link" and r[h.index("variant")] == "write-lat":
-            if name == "results.csv":
-                r[-1] += ";primed=1"
-            else:
-                r[-1] = " ".join(str(float(x) * float(sys.argv[3])) for x in r[-1].split())
-    csv.writer(open(p, "w", newline="")).writerows(rows)
-EOF
-}
-# another_way BASE NEW IN NOTIN: the 5 write-lat rows (2x slower) are
-# inconclusive, primed in IN and not in NOTIN, and nothing fails
-another_way() {
-	cmp "$1" "$2"
-	[ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
-		[ "$(grep -c "^ok .*link write-lat .*: inconclusive: measured another way (primed in $3, not in $4: make BASE again); [12]\.[0-9]*x" "$tmp/out")" -eq 5 ]
-}
-primed "$tmp/same" "$tmp/prim" 2
-another_way "$tmp/base" "$tmp/prim" NEW BASE
-ok $? "rows primed in NEW and not in BASE, 2x slower: inconclusive (measured another way), exit 0 (exit $rc)"
-[ $rc -eq 0 ] || show
-primed "$tmp/base" "$tmp/bprim" 0.5
-another_way "$tmp/bprim" "$tmp/same" BASE NEW
-ok $? "... primed in BASE and not in NEW, 2x slower: the same (exit $rc)"
-[ $rc -eq 0 ] || show
-primed "$tmp/same" "$tmp/prim1" 1.3
-cmp "$tmp/bprim" "$tmp/prim1"
-[ $rc -eq 1 ] && [ "$(grep -c '^not ok .*link write-lat .*: slower' "$tmp/out")" -ge 4 ]
-ok $? "... primed on both sides, x2.6: judged, slower (exit $rc)"
-
-# rows over other placements of their buffers on one side only (a barrier's
-# instances, a logp kernel's sets: extra instances= or sets=; 1 without)
-# placed SRC DST SCALE KEY: a copy of SRC whose link write-lat rows say KEY
-# and took SCALE times as long
-placed() {
+# marked SRC DST SCALE KEY: a copy of SRC whose link write-lat rows say KEY
+# (primed=1: they were primed) and took SCALE times as long
+marked() {
 	python3 - "$1" "$2" "$3" "$4" <<'EOF'
 import csv, os, shutil, sys
 shutil.copytree(sys.argv[1], sys.argv[2])
@@ -324,14 +283,36 @@ for name in ("results.csv", "samples.csv"):
     csv.writer(open(p, "w", newline="")).writerows(rows)
 EOF
 }
-placed "$tmp/same" "$tmp/inst" 2 instances=8
+# another_way BASE NEW IN NOTIN: the 5 write-lat rows (2x slower) are
+# inconclusive, primed in IN and not in NOTIN, and nothing fails
+another_way() {
+	cmp "$1" "$2"
+	[ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
+		[ "$(grep -c "^ok .*link write-lat .*: inconclusive: measured another way (primed in $3, not in $4: make BASE again); [12]\.[0-9]*x" "$tmp/out")" -eq 5 ]
+}
+marked "$tmp/same" "$tmp/prim" 2 primed=1
+another_way "$tmp/base" "$tmp/prim" NEW BASE
+ok $? "rows primed in NEW and not in BASE, 2x slower: inconclusive (measured another way), exit 0 (exit $rc)"
+[ $rc -eq 0 ] || show
+marked "$tmp/base" "$tmp/bprim" 0.5 primed=1
+another_way "$tmp/bprim" "$tmp/same" BASE NEW
+ok $? "... primed in BASE and not in NEW, 2x slower: the same (exit $rc)"
+[ $rc -eq 0 ] || show
+marked "$tmp/same" "$tmp/prim1" 1.3 primed=1
+cmp "$tmp/bprim" "$tmp/prim1"
+[ $rc -eq 1 ] && [ "$(grep -c '^not ok .*link write-lat .*: slower' "$tmp/out")" -ge 4 ]
+ok $? "... primed on both sides, x2.6: judged, slower (exit $rc)"
+
+# rows over other placements of their buffers on one side only (a barrier's
+# instances, a logp kernel's sets: extra instances= or sets=; 1 without)
+marked "$tmp/same" "$tmp/inst" 2 instances=8
 cmp "$tmp/base" "$tmp/inst"
 [ $rc -eq 0 ] && [ "$(notok)" -eq 0 ] &&
 	[ "$(grep -c '^ok .*link write-lat .*: inconclusive: measured another way (over 8 placements in NEW, 1 in BASE: make BASE again); [12]\.[0-9]*x' "$tmp/out")" -eq 5 ]
 ok $? "rows over 8 placements in NEW and 1 in BASE, 2x slower: inconclusive (measured another way), exit 0 (exit $rc)"
 [ $rc -eq 0 ] || show
-placed "$tmp/base" "$tmp/bsets" 0.5 sets=8
-placed "$tmp/same" "$tmp/inst1" 1.3 instances=8
+marked "$tmp/base" "$tmp/bsets" 0.5 sets=8
+marked "$tmp/same" "$tmp/inst1" 1.3 instances=8
 cmp "$tmp/bsets" "$tmp/inst1"
 [ $rc -eq 1 ] && [ "$(grep -c '^not ok .*link write-lat .*: slower' "$tmp/out")" -ge 4 ]
 ok $? "... over 8 on both sides (sets=8, instances=8), x2.6: judged, slower (exit $rc)"
