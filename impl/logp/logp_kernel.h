@@ -85,7 +85,6 @@ struct lk_inst {
 					 in its wait even when validated */
 	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
 	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
-	size_t mc_off;                /* ... into the set at this offset (set_off's, or the next call's) */
 	/* The write round trips and rtt-mcast (lk_sets): mr holds nsets sets of the slots,
 	 * set_len bytes apart, and each call's messages land in the next set
 	 * in turn on every rank (set_off: the current one's offset, added to
@@ -97,6 +96,12 @@ struct lk_inst {
 	int nsets, set;
 	size_t set_len, set_off;
 };
+
+/* where set k of the slots starts in mr (lk_inst) */
+static inline size_t ibc_logp_set_off(const struct lk_inst *in, int k)
+{
+	return (size_t)k * in->set_len;
+}
 
 /* a message of an iteration as one end sees it */
 struct lk_msg {

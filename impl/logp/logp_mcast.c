@@ -18,10 +18,11 @@ static uint64_t *mcast_seq(const struct lk_inst *in)
 
 /* rtt-mcast: rank 1's next datagram into the start of its slot (0, 0), in
  * this call's set, or with next (before the call: prepare, or back to back
- * the call before) in the next call's (lk_run moves every rank on a set) */
+ * the call before) in the next call's: lk_run moves every rank on a set once
+ * a call, so the datagram a call awaits is in its set_off */
 int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in, int next)
 {
-	size_t off = next ? (size_t)((in->set + 1) % in->nsets) * in->set_len : in->set_off;
+	size_t off = next ? ibc_logp_set_off(in, (in->set + 1) % in->nsets) : in->set_off;
 	struct ibc_xport_sge sge = { (uintptr_t)in->mr->addr + off + ibc_logp_slot_of(in, 0, 0),
 				     (uint32_t)in->slot, in->mr->lkey };
 	struct ibc_xport_recv_wr rw = { .wr_id = LK_TAG, .peer = IBC_XPORT_PEER_ANY,
@@ -29,7 +30,6 @@ int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in, int next)
 	int posted, rc = ibc_xport_recv_post(x, &rw, 1, &posted);
 
 	in->mc_posted = rc == IBC_OK;
-	in->mc_off = off;
 	return rc;
 }
 
@@ -38,7 +38,7 @@ int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in, int next)
  * is dropped and the receive posted again */
 static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 {
-	const unsigned char *b = (const unsigned char *)in->mr->addr + in->mc_off +
+	const unsigned char *b = (const unsigned char *)in->mr->addr + in->set_off +
 				 ibc_logp_slot_of(in, 0, 0);
 	struct ibc_xport_wc wc;
 	uint64_t got;
@@ -64,7 +64,6 @@ static int mcast_await(struct ibc_xport *x, struct lk_inst *in, uint64_t seq)
 			return IBC_OK;
 		in->stale++;
 		rc = ibc_logp_mcast_recv_post(x, in, 0);
-		b = (const unsigned char *)in->mr->addr + in->mc_off + ibc_logp_slot_of(in, 0, 0);
 		if (rc != IBC_OK)
 			return rc;
 	}

@@ -398,7 +398,7 @@ static int lk_run(struct ibc_suite_op *o)
 	in->b2b = o->in_b2b;
 	if (in->nsets > 1) { /* this call's set, the same on every rank */
 		in->set = (in->set + 1) % in->nsets;
-		in->set_off = (size_t)in->set * in->set_len;
+		in->set_off = ibc_logp_set_off(in, in->set);
 	}
 	switch (a->kind) {
 	case LK_OS:
