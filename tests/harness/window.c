@@ -407,6 +407,35 @@ static void evidence_cases(void)
 	       "... a right model passes (excess %.1f us <= 0, bound %.1f us)", e.excess, e.bound);
 }
 
+/* The leader's fit (ibc_gclock_fit), on made-up offsets: six points over
+ * 15 ms, as the sync takes them. */
+static void fit_cases(void)
+{
+	static const double noise[6] = { -5, -3, 1, -1, 4, 5 };
+	double x[6], y[6], resid;
+	struct ibc_gclock m;
+	int i;
+
+	/* no drift, and noise with a trend in it: its slope (657 ppm) is 5.6
+	 * standard errors, which the old rule (3) kept */
+	for (i = 0; i < 6; i++) {
+		x[i] = 1e6 + 3000.0 * i;
+		y[i] = 100 + noise[i];
+	}
+	ibc_gclock_fit(x, y, 6, &m, &resid);
+	tap_ok(m.drift == 0 && fabs(m.offset_us - 100.1667) < 1e-3,
+	       "clock fit: a slope of noise (5.6 standard errors over 15 ms) is no drift "
+	       "(drift %.6g, offset %.4f us)", m.drift, m.offset_us);
+	tap_ok(fabs(ibc_gclock_global(&m, 1e6 + 1e6) - (1e6 + 1e6 - m.offset_us)) < 1e-6,
+	       "... so a second later the model is the same offset, not %.0f us off", 657e-6 * 1e6);
+	/* a drift of 2% with the same noise: kept, within its standard error */
+	for (i = 0; i < 6; i++)
+		y[i] = 100 + 0.02 * (x[i] - x[0]) + noise[i];
+	ibc_gclock_fit(x, y, 6, &m, &resid);
+	tap_ok(fabs(m.drift - 0.02) < 1e-3 && resid > 0 && resid < 5,
+	       "... a drift of 2%% is kept (%.5f, residual %.2f us)", m.drift, resid);
+}
+
 /* Where a sample starts (ibc_harness_sample_from), on made-up starts: a
  * point-to-point operation in window mode from its call, read now (its
  * window start was 1 ms ago); a collective from the common start; either at
@@ -446,6 +475,7 @@ int main(int argc, char **argv)
 		tap_bail_out("mmap");
 
 	evidence_cases();
+	fit_cases();
 	sample_from_cases();
 	clock_job();
 
