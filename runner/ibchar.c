@@ -140,8 +140,8 @@ static const struct ibc_opt model_opts[] = {
 	{ .name = "rtt", .type = IBC_OPT_CHOICE, .dest = &model_rtt, .choices = model_rtt_names,
 	  .metavar = "b2b|p50",
 	  .help = "what a round trip kernel costs: b2b, its back-to-back loop's median (the "
-		  "rows' b2b_p50_us: rtt-write-1n, its post list, rtt-mcast), like the rows it "
-		  "predicts, where the run measured one, else p50; p50: its timed iterations' "
+		  "rows' b2b_p50_us: rtt-write-1n, its post list, rtt-mcast, xchg-write), like "
+		  "the rows it predicts, where the run measured one, else p50; p50: its timed iterations' "
 		  "median, one call at a time" },
 	{ .name = "measured", .type = IBC_OPT_CHOICE, .dest = &model_measured,
 	  .choices = model_measured_names, .metavar = "median|mean",

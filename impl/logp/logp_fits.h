@@ -3,7 +3,8 @@
  * Data sets: the rows of one run of suite logp in DIR/results.csv, per
  * transport, kernel (variant), message size and statistic (min_us, p50_us,
  * mean_us; and b2b, the extra's b2b_p50_us, for the kernels with a
- * back-to-back loop: rtt-write-1n, its post list, rtt-mcast), as points (p, t) at the run's largest N (one job, p = 1..N-1,
+ * back-to-back loop: rtt-write-1n, its post list, rtt-mcast, xchg-write), as points (p, t)
+ * at the run's largest N (one job, p = 1..N-1,
  * as the paper's one 64-node run; smaller N's rows stay in results.csv
  * only).  rtt-* kernels are fitted to t_rtt(λ1..6), os-* and or* to
  * t_ov(λ1..3) (logp_fit.h: method, bounds, outlier rule).

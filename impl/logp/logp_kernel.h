@@ -29,8 +29,8 @@ struct ibc_logp_pool;
 #define LK_SETS 8           /* the write round trips' sets of slots, one call each in turn */
 #define LK_SET_ALIGN 4096   /* each set on pages of its own */
 
-enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_RTT_MCAST, LK_COPY,
-	       LK_COPY_PEER };
+enum lk_kind { LK_OS, LK_OR, LK_RTT_1N, LK_RTT_N1, LK_PRTT, LK_RTT_POOL, LK_RTT_MCAST, LK_XCHG,
+	       LK_COPY, LK_COPY_PEER }; /* the copy kinds last (kind >= LK_COPY) */
 
 struct lk_arg {
 	enum lk_kind kind;

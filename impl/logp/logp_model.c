@@ -23,7 +23,7 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 /* on top of enum ibc_logp_note */
 enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
        NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024, NOTE_FLAGIN = 2048,
-       NOTE_MCNEG = 4096, NOTE_B2B = 8192, NOTE_PEERIN = 16384 };
+       NOTE_MCNEG = 4096, NOTE_B2B = 8192, NOTE_PEERIN = 16384, NOTE_XHALF = 32768 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
@@ -32,6 +32,7 @@ static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 		"algorithm's local copies are not costed"
 #define MC_KERNEL "rtt-mcast"
 #define MC_BACK "rtt-write-1n"
+#define XCHG_KERNEL "xchg-write"
 #define MC_NEG "<= 0: the multicast datagram's one way, RTT(" MC_KERNEL ") - RTT(" MC_BACK \
 	       ", p = 1)/2, is not a time"
 #define NO_USER "no os-write-user-all or os-write-user rows (a run before them): the " \
@@ -139,16 +140,20 @@ static double rtt_round(const struct ibc_logp_params *pr, const char *xport, con
  * (o_s(k) + o_s(1)) (LoP as printed: its RTT timed one call at a time, as
  * its overheads are); v[1] = k RTT(k)/2, half the 1:k exchange, the same
  * kernels without the overhead algebra, RTT from the kernel's
- * back-to-back loop where measured (rtt_value). */
+ * back-to-back loop where measured (rtt_value); or, for an exchange round
+ * (xv: xchg_kernel), the exchange kernel's own time, which is a round's
+ * and not a round trip's. */
 static void lop_at_size(const struct ibc_logp_params *pr, const char *xport, const char *rv,
-			const char *ov, size_t bytes, int n, int k, unsigned *notes, double *v)
+			const char *xv, const char *ov, size_t bytes, int n, int k, unsigned *notes,
+			double *v)
 {
 	double o = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, k, notes);
 	double o1 = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, 1, notes);
 	double rtt1 = rtt_round(pr, xport, rv, bytes, n, k, 0, notes);
 
 	v[0] = o + k * (rtt1 / 2 - (o + o1));
-	v[1] = k * rtt_round(pr, xport, rv, bytes, n, k, 1, notes) / 2;
+	v[1] = xv != NULL ? rtt_value(pr, xport, xv, bytes, n, 1, 1, notes)
+			  : k * rtt_round(pr, xport, rv, bytes, n, k, 1, notes) / 2;
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -220,13 +225,34 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
 	return "rtt-send-1n";
 }
 
+/* The exchange kernel of a round, for LoP-RTT: xchg-write for an exchange
+ * of signals (a write round without blocks in which every rank sends one
+ * and awaits one at once: RPE's and RDS's), where the run measured it.  An
+ * exchange is not half a ping-pong: both ends post, then both wait, and
+ * the two transfers cross (Turin host, N = 2: RPE 0.28-0.30 us against half
+ * of rtt-write-1n's 0.46).  NULL otherwise, with the note xchg~half for an
+ * exchange of a run before that kernel.  LoP as printed keeps the paper's
+ * 1:n round trip. */
+static const char *xchg_kernel(const struct ibc_logp_params *pr, const char *xport,
+			       const struct ibc_pattern_round *r, unsigned *notes)
+{
+	size_t sizes[MAX_SIZES];
+
+	if (r->kind != IBC_PATTERN_ROUND_WRITE || r->blocks > 0 || !r->exchange)
+		return NULL;
+	if (kernel_sizes(pr, xport, XCHG_KERNEL, sizes) > 0)
+		return XCHG_KERNEL;
+	*notes |= NOTE_XHALF;
+	return NULL;
+}
+
 /* a round's LoP costs (v[0], v[1] as lop_at_size) on n ranks: the model at
  * the kernels' measured sizes, interpolated linearly in the round's bytes s;
  * past the largest size, LogGP's G per further byte and message */
 static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 		      const struct ibc_pattern_round *r, size_t s, int n, unsigned *notes, double *v)
 {
-	const char *rv = rtt_kernel(pr, xport, r, notes);
+	const char *rv = rtt_kernel(pr, xport, r, notes), *xv = xchg_kernel(pr, xport, r, notes);
 	const char *ov = r->kind == IBC_PATTERN_ROUND_WRITE ? "os-write" : "os-send";
 	int k = r->kind == IBC_PATTERN_ROUND_MCAST ? 1 : r->out > r->in ? r->out : r->in;
 	size_t sizes[MAX_SIZES], ns, i;
@@ -241,7 +267,7 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 	if (ns == 0)
 		return;
 	if (s <= sizes[0] || ns == 1) {
-		lop_at_size(pr, xport, rv, ov, sizes[0], n, k, notes, t0);
+		lop_at_size(pr, xport, rv, xv, ov, sizes[0], n, k, notes, t0);
 		i = 0;
 		if (s <= sizes[0]) {
 			v[0] = t0[0];
@@ -251,8 +277,8 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 	} else {
 		for (i = 0; i + 2 < ns && sizes[i + 1] < s; i++)
 			;
-		lop_at_size(pr, xport, rv, ov, sizes[i], n, k, notes, t0);
-		lop_at_size(pr, xport, rv, ov, sizes[i + 1], n, k, notes, t1);
+		lop_at_size(pr, xport, rv, xv, ov, sizes[i], n, k, notes, t0);
+		lop_at_size(pr, xport, rv, xv, ov, sizes[i + 1], n, k, notes, t1);
 		x = ((double)s - (double)sizes[i]) / ((double)sizes[i + 1] - (double)sizes[i]);
 		if (s <= sizes[i + 1]) {
 			for (m = 0; m < 2; m++)
@@ -483,7 +509,7 @@ static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
 					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw",
 					     "write~unread", "user~one", "flag~inblock", "mcast<=0",
-					     "rtt~b2b", "peer~inblock" };
+					     "rtt~b2b", "peer~inblock", "xchg~half" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -970,6 +996,12 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  " at p = 1: the datagram's one way, in LoP and LoP-RTT",
 		  "costed as a send round trip, rtt-send-1n at p = 1", MC_KERNEL, "; note mcast~send",
 		  "" },
+		{ "exchange rounds", XCHG_KERNEL, NULL, NULL,
+		  "costed in LoP-RTT by " XCHG_KERNEL " (a pair writing each other at once: RPE's "
+		  "and RDS's rounds of signals); LoP as printed keeps half of rtt-write-1n's round "
+		  "trip",
+		  "costed in LoP-RTT as half of rtt-write-1n's round trip", XCHG_KERNEL,
+		  "; note xchg~half", "" },
 		{ "block writes", "rtt-write-readout-1n", NULL, NULL,
 		  "costed by rtt-write-readout-1n (each block copied out before the next round trip, "
 		  "as the all-to-all's are), in LoP and LoP-RTT",

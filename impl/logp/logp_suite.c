@@ -25,10 +25,11 @@ static const struct lk_arg *arg_of(const struct ibc_suite_op *o)
 /* a kernel with a back-to-back loop (paper_us, b2b_p50_us) beside its
  * timed iterations: the round trips a collective's rounds are made of,
  * each run the next with nothing between (the write kernels without a
- * readout, and rtt-mcast) */
+ * readout, rtt-mcast and xchg-write) */
 static int has_b2b(const struct lk_arg *a)
 {
-	return (a->kind == LK_RTT_1N && a->write && !a->readout) || a->kind == LK_RTT_MCAST;
+	return (a->kind == LK_RTT_1N && a->write && !a->readout) || a->kind == LK_RTT_MCAST ||
+	       a->kind == LK_XCHG;
 }
 
 /* the kernels whose messages rotate over LK_SETS sets of slots (lk_inst):
@@ -38,14 +39,15 @@ static int has_b2b(const struct lk_arg *a)
 static int lk_sets(const struct lk_arg *a)
 {
 	return ((a->kind == LK_RTT_1N || a->kind == LK_RTT_N1) && a->write && !a->readout) ||
-	       a->kind == LK_RTT_MCAST;
+	       a->kind == LK_RTT_MCAST || a->kind == LK_XCHG;
 }
 
 /* a kernel between ranks 0 and 1 alone (p = 1), or on rank 0 alone: no
  * peers swept */
 static int p_fixed(const struct lk_arg *a)
 {
-	return a->kind == LK_PRTT || a->kind == LK_RTT_MCAST || a->kind >= LK_COPY;
+	return a->kind == LK_PRTT || a->kind == LK_RTT_MCAST || a->kind == LK_XCHG ||
+	       a->kind >= LK_COPY;
 }
 
 static int lk_usable(const struct ibc_suite_ctx *c, const struct ibc_suite_variant *v, long p,
@@ -388,6 +390,33 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
 	return copy_peer_ack(x, in, a);
 }
 
+/* xchg-write: ranks r and r ^ 1 write each other's slot at once and each
+ * waits for the other's write (a rank without a partner, the last of an odd
+ * N, idles): the round of a dissemination barrier, in which every rank
+ * sends one write and awaits one.  Rank 0's time from its post to the
+ * partner's write in; back to back the loop times it, the pair's sets of
+ * slots turning every call (a rank is at most one call ahead of its
+ * partner, so a write never lands on a flag not yet cleared). */
+static int run_xchg(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
+{
+	struct ibc_xport *x = o->ctx->x;
+	struct ibc_xport_sge sge;
+	struct ibc_xport_wr wr;
+	int q = x->rank ^ 1, rc;
+	uint64_t t0;
+
+	if (q >= in->nranks)
+		return IBC_OK;
+	ibc_logp_msg_wr(x, in, a, q, 0, 1, &sge, &wr);
+	t0 = in->b2b ? 0 : ibc_timer_ticks();
+	rc = ibc_logp_post(x, &wr, 1, 0);
+	if (rc == IBC_OK)
+		rc = ibc_logp_msg_wait(x, in, q, 1);
+	if (x->rank == 0 && !in->b2b)
+		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0));
+	return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
+}
+
 static int lk_run(struct ibc_suite_op *o)
 {
 	struct lk_inst *in = o->inst;
@@ -421,6 +450,8 @@ static int lk_run(struct ibc_suite_op *o)
 		return rc;
 	case LK_RTT_MCAST:
 		return ibc_logp_run_rtt_mcast(o, in, a);
+	case LK_XCHG:
+		return run_xchg(o, in, a);
 	case LK_COPY:
 	case LK_COPY_PEER:
 		return run_copy(o, in, a);
@@ -453,6 +484,13 @@ static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int
 		return 0;
 	if (a->kind == LK_COPY_PEER)
 		return msg_add(l, n, me, out, 1, 0, 0, 1);
+	if (a->kind == LK_XCHG) { /* each pair both ways */
+		for (i = 0; i + 1 < in->nranks; i += 2) {
+			n = msg_add(l, n, me, out, i, i + 1, 0, 1);
+			n = msg_add(l, n, me, out, i + 1, i, 0, 1);
+		}
+		return n;
+	}
 	if (a->kind == LK_RTT_MCAST) { /* the datagram lands as a receive does */
 		n = msg_add(l, n, me, out, 0, 1, 0, 0);
 		return msg_add(l, n, me, out, 1, 0, 0, 1);
@@ -742,6 +780,8 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	else if (a->kind == LK_RTT_MCAST)
 		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu%s",
 			 (unsigned long long)in->resent, (unsigned long long)in->stale, sets);
+	else if (a->kind == LK_XCHG)
+		snprintf(buf, cap, "kernel=xchg;op=write;p=1;pairs=%d%s", in->nranks / 2, sets);
 	else if (a->kind >= LK_COPY)
 		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1%s",
 			 a->kind == LK_COPY ? "own" : "peer", a->readout == 2 ? ";flag=own-line" : "");
@@ -775,7 +815,7 @@ static const struct lk_arg args[] = {
 	{ LK_OS, 1, 0, 0, 0, 0, 1, 0, 0 }, { LK_RTT_POOL, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1, 0 }, { LK_OS, 1, 0, 0, 0, 0, 1, 0, 1 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_RTT_MCAST, 0, 0, 0, 0, 0, 0, 0, 0 },
-	{ LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 2, 0 },
+	{ LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_XCHG, 1, 0, 0, 0, 0, 0, 0, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -795,6 +835,9 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		[LK_RTT_MCAST] = "RTT of a multicast datagram from rank 0 to the group of ranks 0 "
 				 "and 1, and rank 1's write back (RGM's release, then a gather "
 				 "step; a lost datagram sent again after 2 ms)",
+		[LK_XCHG] = "an exchange of writes: ranks r and r ^ 1 write each other's slot at "
+			    "once and each waits for the other's (every pair at once; the last "
+			    "rank of an odd N idles): a dissemination barrier's round",
 		[LK_COPY] = "c(s): a local memcpy of s bytes from rank 0's own warm buffer",
 		[LK_COPY_PEER] = "c_peer(s): rank 0's memcpy of s bytes rank 1 has just written to it",
 	};
@@ -825,6 +868,9 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		case LK_RTT_MCAST:
 			snprintf(names[i], sizeof(names[i]), "rtt-mcast");
 			break;
+		case LK_XCHG:
+			snprintf(names[i], sizeof(names[i]), "xchg-write");
+			break;
 		case LK_PRTT:
 			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",
 				 a->prtt_n == 1 ? "1" : a->prtt_d ? "d" : "n");
@@ -840,7 +886,7 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 				 what[a->kind], a->readout == 2 ? ", its flag a write of its own on "
 				 "a line of its own, so the copy first touches the block's lines: "
 				 "HRWG's received blocks" : "");
-		else if (a->kind == LK_RTT_MCAST)
+		else if (a->kind == LK_RTT_MCAST || a->kind == LK_XCHG)
 			snprintf(descs[i], sizeof(descs[i]), "%s", what[a->kind]);
 		else if (a->kind == LK_PRTT)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],

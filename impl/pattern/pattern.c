@@ -378,8 +378,11 @@ int ibc_pattern_diss_rounds(int n, enum ibc_pattern_round_kind kind, struct ibc_
 	if (!rounds_args_ok(n, r, cap))
 		return IBC_ERR_INVAL;
 	m = ibc_pattern_diss_nsteps(n);
-	for (k = 0; k < m; k++)
+	for (k = 0; k < m; k++) {
 		round_put(r, cap, k, 1, 1, 0, kind);
+		if (k < cap)
+			r[k].exchange = 1;
+	}
 	return m;
 }
 
@@ -391,8 +394,12 @@ int ibc_pattern_pe_rounds(int n, enum ibc_pattern_round_kind kind, struct ibc_pa
 	if (!rounds_args_ok(n, r, cap))
 		return IBC_ERR_INVAL;
 	m = ibc_pattern_pe_nsteps(n);
-	for (k = 0; k < m; k++)
+	for (k = 0; k < m; k++) {
 		round_put(r, cap, k, 1, 1, 0, kind);
+		/* not the extra ranks' fold-in and release (first and last) */
+		if (k < cap)
+			r[k].exchange = ibc_pattern_pow2_is(n) || (k > 0 && k < m - 1);
+	}
 	return m;
 }
 

@@ -153,7 +153,10 @@ enum ibc_pattern_round_kind {
  * with mr_reg; on shm process_vm_writev) beside the round's messages.
  * `flag_line`: a write round's messages end in a flag written on its own
  * (a write of its own, on a line of its own behind the blocks), not in the
- * blocks' last word. */
+ * blocks' last word.  `exchange`: every rank that takes part sends one
+ * message and awaits one, all at once (a dissemination round, a pairwise
+ * exchange's step), where a one-way step (a fold-in, a tree's stage) has
+ * its receivers await ranks that do not wait in turn. */
 struct ibc_pattern_round {
 	int out, in;
 	long blocks;
@@ -162,6 +165,7 @@ struct ibc_pattern_round {
 	long copies, copies_peer;
 	long user_writes;
 	int flag_line;
+	int exchange;
 };
 
 /* Each fills at most cap rounds and returns how many the schedule has (so a

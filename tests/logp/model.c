@@ -515,6 +515,62 @@ static void test_mcast(const struct ibc_logp_model_opts *base)
 	}
 }
 
+/* xchg-write: a pair writing each other at once (1.5 at both sizes, p =
+ * 1), where half of rtt-write-1n's round trip at p = 1 is 3.  Run without
+ * its rows and with them: with them, LoP-RTT costs each exchange round of
+ * signals by it -- RDS at N = 8, three rounds; RPE at N = 6, its two
+ * exchanges but not the extra ranks' fold-in and release, which stay half
+ * a round trip -- and the note xchg~half goes; LoP as printed, and DS's
+ * send rounds, do not move; stdout says which. */
+static void test_xchg(const struct ibc_logp_model_opts *base)
+{
+	static const char *const says[] = { "exchange rounds: costed in LoP-RTT as half",
+					    "exchange rounds: costed in LoP-RTT by xchg-write" };
+	struct ibc_logp_model_opts mo = *base;
+	struct ibc_csv_table *t;
+	double rds[2], rds_lop[2], rpe[2], ds[2], half = rtt_w(1, 1) / 2, x = 1.5;
+	char note[2][128];
+	int d, said[2] = { 0, 0 };
+
+	for (d = 0; d < 2; d++) {
+		char dir[] = "/tmp/ibc-lopxXXXXXX";
+
+		results_open(dir);
+		kernels();
+		if (d == 1) {
+			row("logp", "xchg-write", 8, 1, 0, x, "kernel=xchg;op=write;p=1;pairs=4");
+			row("logp", "xchg-write", 8, 4096, 0, x, "kernel=xchg;op=write;p=1;pairs=4");
+		}
+		row("barrier", "rds", 8, 0, 0, 10.0, "");
+		row("barrier", "rpe", 6, 0, 0, 10.0, "");
+		row("barrier", "ds", 8, 0, 0, 10.0, "");
+		t = model_table(&mo, dir, d ? "xchg" : "no xchg", says[d], &said[d]);
+		rds[d] = cell(t, "rds", 8, "", "lop_rtt_us");
+		rds_lop[d] = cell(t, "rds", 8, "", "lop_us");
+		rpe[d] = cell(t, "rpe", 6, "", "lop_rtt_us");
+		ds[d] = cell(t, "ds", 8, "", "lop_rtt_us");
+		snprintf(note[d], sizeof(note[d]), "%s", scell(t, "rds", 8, "", "note"));
+		ibc_csv_table_free(t);
+		dir_remove(dir);
+	}
+	tap_ok(said[0] == 1 && said[1] == 1,
+	       "xchg: stdout says the exchange rounds are costed by xchg-write, without its rows "
+	       "as half of rtt-write-1n's round trip");
+	tap_is_double_within(rds[0], 3 * half, 1e-6, "xchg: LoP-RTT rds N=8 without its rows: 3 x "
+			     "RTT_write(1)/2 = %.4f", rds[0]);
+	tap_is_double_within(rds[1], 3 * x, 1e-6, "xchg: ... with them: 3 exchanges of %.1f = %.4f",
+			     x, rds[1]);
+	tap_is_double_within(rpe[1], 2 * x + 2 * half, 1e-6,
+			     "xchg: LoP-RTT rpe N=6: 2 exchanges, the fold-in and release half a "
+			     "round trip each = %.4f (without: %.4f)", rpe[1], rpe[0]);
+	tap_ok(rds_lop[1] == rds_lop[0] && ds[1] == ds[0],
+	       "xchg: LoP as printed (rds %.4f) and ds's send rounds (%.4f) do not move", rds_lop[1],
+	       ds[1]);
+	tap_ok(strstr(note[0], "xchg~half") != NULL && strstr(note[1], "xchg~half") == NULL,
+	       "xchg: rds's note says xchg~half without the kernel's rows ('%s'), not with them "
+	       "('%s')", note[0], note[1]);
+}
+
 /* fits.csv's rows of stat "b2b": how many for variant (at any size) */
 static int b2b_fits(const char *dir, const char *variant)
 {
@@ -1121,6 +1177,7 @@ int main(void)
 	test_nocopy(&mo);
 	test_pool(&mo);
 	test_mcast(&mo);
+	test_xchg(&mo);
 	test_b2b(&mo);
 	test_measured(&mo);
 	test_readout(&mo);

@@ -399,22 +399,25 @@ static void test_rounds(int n)
 	ok = m == ibc_pattern_diss_nsteps(n);
 	for (k = 0; ok && k < m; k++)
 		ok = r[k].out == 1 && r[k].in == 1 && r[k].blocks == 0 &&
-		     r[k].kind == IBC_PATTERN_ROUND_WRITE;
-	tap_ok(ok, "diss rounds n=%d: %d of one signal", n, m);
+		     r[k].kind == IBC_PATTERN_ROUND_WRITE && r[k].exchange;
+	tap_ok(ok, "diss rounds n=%d: %d of one signal, each an exchange", n, m);
 	m = ibc_pattern_pe_rounds(n, IBC_PATTERN_ROUND_SEND, r, NMAX);
 	ok = m == ibc_pattern_pe_nsteps(n);
 	for (k = 0; ok && k < m; k++) {
-		int busy = 0;
+		int busy = 0, both = 1;
 
 		for (rank = 0; rank < n; rank++) {
 			struct ibc_pattern_step st;
 
 			ibc_pattern_pe_step_get(n, rank, k, &st);
 			busy |= st.send_to >= 0;
+			both &= (st.send_to >= 0) == (st.recv_from >= 0);
 		}
-		ok = busy && r[k].out == 1 && r[k].kind == IBC_PATTERN_ROUND_SEND;
+		ok = busy && r[k].out == 1 && r[k].kind == IBC_PATTERN_ROUND_SEND &&
+		     r[k].exchange == both;
 	}
-	tap_ok(ok, "pe rounds n=%d: one per step (%d)", n, m);
+	tap_ok(ok, "pe rounds n=%d: one per step (%d), an exchange where every rank that sends "
+	       "also receives", n, m);
 	for (f = 0; f < sizeof(radices) / sizeof(radices[0]); f++) {
 		int radix = radices[f];
 
@@ -433,10 +436,10 @@ static void test_rounds(int n)
 					c += ibc_pattern_knomial_stage(n, radix, 0, children[j]) == k;
 				most = c > most ? c : most;
 			}
-			ok = r[k].in == most && r[k].out == 1;
+			ok = r[k].in == most && r[k].out == 1 && !r[k].exchange;
 		}
-		tap_ok(ok, "knomial rounds n=%d radix=%d: %d stages, the busiest parent's children", n,
-		       radix, m);
+		tap_ok(ok, "knomial rounds n=%d radix=%d: %d stages, the busiest parent's children, "
+		       "none an exchange", n, radix, m);
 	}
 	m = ibc_pattern_comb_rounds(IBC_PATTERN_COMB_BRUCK, n, IBC_PATTERN_ROUND_SEND, r, NMAX);
 	ok = m == ibc_pattern_comb_nsteps(IBC_PATTERN_COMB_BRUCK, n);

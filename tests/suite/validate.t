@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..90"
+echo "1..95"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -124,6 +124,15 @@ nsets=$(rows "$tmp/logp-rtt-write-1n-ok" rtt-write-1n "sets=8")
 [ "$nsets" -gt 0 ] && [ "$nsets" -eq "$(rows "$tmp/logp-rtt-write-1n-ok" rtt-write-1n "")" ] &&
 	[ "$(rows "$tmp/logp-rtt-write-1n-ok" rtt-send-1n "sets=8")" -eq 0 ]
 ok $? "logp rtt-write-1n: its $nsets rows say sets=8, rtt-send-1n's do not"
+# the exchange of writes: every pair at once (N = 4: 0 and 1, 2 and 3), its
+# sets turning; rank 3's message to rank 2, corrupted, is rank 2's to find
+case_run "logp xchg-write" bytes xchg-write rtt-write-1n xchg-write:21:3 \
+	"xchg-write rank 2: 1 wrong bytes" "$B/ibchar-logp" --xport $X --ranks 4 --fanin 1 \
+	--sizes 1,4096 --iters 40 --warmup 5 --quiet --variants xchg-write,rtt-write-1n
+nsets=$(rows "$tmp/logp-xchg-write-ok" xchg-write "sets=8")
+[ "$nsets" -gt 0 ] && [ "$nsets" -eq "$(rows "$tmp/logp-xchg-write-ok" xchg-write "pairs=2")" ] &&
+	[ "$nsets" -eq "$(rows "$tmp/logp-xchg-write-ok" xchg-write "")" ]
+ok $? "logp xchg-write: its $nsets rows say sets=8 and pairs=2"
 case_run "logp rtt-write-readout-1n" bytes rtt-write-readout-1n rtt-write-1n \
 	rtt-write-readout-1n:20 "rtt-write-readout-1n rank 2: 1 wrong bytes" \
 	$G --variants rtt-write-readout-1n,rtt-write-1n
