@@ -32,7 +32,8 @@ static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 		"algorithm's local copies are not costed"
 #define MC_KERNEL "rtt-mcast"
 #define MC_BACK "rtt-write-1n"
-#define XCHG_KERNEL "xchg-write"
+#define XCHG_WRITE "xchg-write"
+#define XCHG_POOL "xchg-pool"
 #define MC_NEG "<= 0: the multicast datagram's one way, RTT(" MC_KERNEL ") - RTT(" MC_BACK \
 	       ", p = 1)/2, is not a time"
 #define NO_USER "no os-write-user-all or os-write-user rows (a run before them): the " \
@@ -225,23 +226,26 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
 	return "rtt-send-1n";
 }
 
-/* The exchange kernel of a round, for LoP-RTT: xchg-write for an exchange
- * of signals (a write round without blocks in which every rank sends one
- * and awaits one at once: RPE's and RDS's), where the run measured it.  An
- * exchange is not half a ping-pong: both ends post, then both wait, and
- * the two transfers cross (Turin host, N = 2: RPE 0.28-0.30 us against half
- * of rtt-write-1n's 0.46).  NULL otherwise, with the note xchg~half for an
- * exchange of a run before that kernel.  LoP as printed keeps the paper's
- * 1:n round trip. */
+/* The exchange kernel of a round, for LoP-RTT: for an exchange of signals
+ * (a round without blocks in which every rank sends one and awaits one at
+ * once), xchg-write for a write round (RPE's, RDS's) and xchg-pool for a
+ * send round (PE's, DS's: through the receive pool), where the run
+ * measured it.  An exchange is not half a ping-pong: both ends post, then
+ * both wait, and the two transfers cross (Turin host, N = 2: RPE 0.28-0.30
+ * us against half of rtt-write-1n's 0.46).  NULL otherwise, with the note
+ * xchg~half for an exchange of a run before that kernel.  LoP as printed
+ * keeps the paper's 1:n round trip. */
 static const char *xchg_kernel(const struct ibc_logp_params *pr, const char *xport,
 			       const struct ibc_pattern_round *r, unsigned *notes)
 {
 	size_t sizes[MAX_SIZES];
+	const char *kv = r->kind == IBC_PATTERN_ROUND_WRITE ? XCHG_WRITE
+			 : r->kind == IBC_PATTERN_ROUND_SEND ? XCHG_POOL : NULL;
 
-	if (r->kind != IBC_PATTERN_ROUND_WRITE || r->blocks > 0 || !r->exchange)
+	if (kv == NULL || r->blocks > 0 || !r->exchange)
 		return NULL;
-	if (kernel_sizes(pr, xport, XCHG_KERNEL, sizes) > 0)
-		return XCHG_KERNEL;
+	if (kernel_sizes(pr, xport, kv, sizes) > 0)
+		return kv;
 	*notes |= NOTE_XHALF;
 	return NULL;
 }
@@ -996,12 +1000,18 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  " at p = 1: the datagram's one way, in LoP and LoP-RTT",
 		  "costed as a send round trip, rtt-send-1n at p = 1", MC_KERNEL, "; note mcast~send",
 		  "" },
-		{ "exchange rounds", XCHG_KERNEL, NULL, NULL,
-		  "costed in LoP-RTT by " XCHG_KERNEL " (a pair writing each other at once: RPE's "
+		{ "exchange rounds of writes", XCHG_WRITE, NULL, NULL,
+		  "costed in LoP-RTT by " XCHG_WRITE " (a pair writing each other at once: RPE's "
 		  "and RDS's rounds of signals); LoP as printed keeps half of rtt-write-1n's round "
 		  "trip",
-		  "costed in LoP-RTT as half of rtt-write-1n's round trip", XCHG_KERNEL,
+		  "costed in LoP-RTT as half of rtt-write-1n's round trip", XCHG_WRITE,
 		  "; note xchg~half", "" },
+		{ "exchange rounds of sends", XCHG_POOL, NULL, NULL,
+		  "costed in LoP-RTT by " XCHG_POOL " (a pair sending each other at once through "
+		  "the receive pool: PE's and DS's rounds); LoP as printed keeps half of the send "
+		  "round trip",
+		  "costed in LoP-RTT as half of the send round trip", XCHG_POOL, "; note xchg~half",
+		  "" },
 		{ "block writes", "rtt-write-readout-1n", NULL, NULL,
 		  "costed by rtt-write-readout-1n (each block copied out before the next round trip, "
 		  "as the all-to-all's are), in LoP and LoP-RTT",

@@ -1,4 +1,4 @@
-/* The logp kernel rtt-pool-1n (logp_pool.h). */
+/* The logp kernels rtt-pool-1n and xchg-pool (logp_pool.h). */
 #include "logp/logp_pool.h"
 
 #include "core/log.h"
@@ -13,11 +13,11 @@
 
 #define WAIT_NS 30000000000LL
 #define HDR sizeof(struct ibc_family_recv_hdr)
-#define NAME "rtt-pool-1n"
 
 enum { WR_SEND = 1 };
 
 struct ibc_logp_pool {
+	const char *name;               /* the kernel's (the variant's) */
 	struct ibc_xport *x;            /* the kernel's own transport */
 	struct ibc_family_member fm;    /* its sends' WRs */
 	struct ibc_family_recv *pool;
@@ -37,7 +37,7 @@ struct ibc_logp_pool {
 	size_t bad_off;
 };
 
-static struct ibc_family_kind kind = { "logp " NAME, 0 };
+static struct ibc_family_kind kind = { "logp receive-pool kernel", 0 };
 
 /* The kernel's transport, shared by its instances (one per p in a point:
  * one transport each would run out of pools, family_recv.c's POOL_MAX);
@@ -108,7 +108,7 @@ static int send_wc(void *owner, const struct ibc_xport_wc *wc, unsigned k, uint3
 	(void)index;
 	q->sending--;
 	if (wc->status != IBC_OK && q->failed == IBC_OK) {
-		ibc_error("logp " NAME " rank %d: a send to rank %d failed: %s", q->x->rank, wc->peer,
+		ibc_error("logp %s rank %d: a send to rank %d failed: %s", q->name, q->x->rank, wc->peer,
 			  wc->reason ? wc->reason : ibc_status_str(wc->status));
 		q->failed = wc->status < 0 ? wc->status : IBC_ERR_REMOTE;
 	}
@@ -144,7 +144,7 @@ static int send_to(struct ibc_logp_pool *q, int peer)
 	if (rc == IBC_OK)
 		q->sending++;
 	else
-		ibc_error("logp " NAME " rank %d: send to rank %d: %s", q->x->rank, peer,
+		ibc_error("logp %s rank %d: send to rank %d: %s", q->name, q->x->rank, peer,
 			  ibc_status_str(rc));
 	return rc;
 }
@@ -174,7 +174,7 @@ static int wait_for(struct ibc_logp_pool *q, int recv, int lo, int hi)
 		}
 		rc = ibc_family_tick(q->x, &w);
 		if (rc == IBC_ERR_TIMEOUT)
-			return ibc_family_timeout("logp", NAME, q->x->rank, "round trip",
+			return ibc_family_timeout("logp", q->name, q->x->rank, "round trip",
 						  (unsigned long long)q->round,
 						  recv ? "message" : "send completion", recv ? r : q->x->rank,
 						  (double)WAIT_NS / 1e9);
@@ -205,6 +205,23 @@ int ibc_logp_pool_rtt(struct ibc_logp_pool *q, double *us)
 	return rc == IBC_OK ? wait_for(q, 0, 0, 0) : rc;
 }
 
+int ibc_logp_pool_xchg(struct ibc_logp_pool *q, double *us)
+{
+	int peer = q->x->rank ^ 1, rc;
+	uint64_t t0;
+
+	*us = 0;
+	if (peer >= q->x->size)
+		return IBC_OK;
+	q->round++;
+	t0 = ibc_timer_ticks();
+	rc = send_to(q, peer);
+	if (rc == IBC_OK)
+		rc = wait_for(q, 1, peer, peer);
+	*us = ibc_timer_ticks_to_us(ibc_timer_ticks() - t0);
+	return rc == IBC_OK ? wait_for(q, 0, 0, 0) : rc;
+}
+
 static void pool_free(struct ibc_logp_pool *q)
 {
 	ibc_family_remove(&q->fm);
@@ -231,8 +248,8 @@ int ibc_logp_pool_close(struct ibc_logp_pool *q)
 	return rc;
 }
 
-int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, size_t m, int p,
-		       int validate, struct ibc_logp_pool **out)
+int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, const char *name,
+		       size_t m, int p, int validate, struct ibc_logp_pool **out)
 {
 	struct ibc_logp_pool *q = calloc(1, sizeof(*q));
 	int rc, r;
@@ -241,6 +258,7 @@ int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, size
 	if (q == NULL)
 		return IBC_ERR_NOMEM; /* the peers block in the collective open: as barrier_check */
 	q->fm.live = -1;
+	q->name = name;
 	q->m = m;
 	q->p = p;
 	q->validate = validate;
@@ -258,8 +276,8 @@ int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, size
 		q->joined = 1;
 	/* the pool's slots are sized by its first instance */
 	if (rc == IBC_OK && ibc_family_recv_slot_bytes(q->pool) < HDR + m) {
-		ibc_error("logp " NAME " rank %d: a %zu-byte message does not fit the receive pool's "
-			  "%zu-byte slots", boot->rank, HDR + m, ibc_family_recv_slot_bytes(q->pool));
+		ibc_error("logp %s rank %d: a %zu-byte message does not fit the receive pool's "
+			  "%zu-byte slots", name, boot->rank, HDR + m, ibc_family_recv_slot_bytes(q->pool));
 		rc = IBC_ERR_INVAL;
 	}
 	if (rc == IBC_OK) {
@@ -274,7 +292,7 @@ int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, size
 		rc = ibc_boot_barrier(boot);
 	}
 	if (rc != IBC_OK) {
-		ibc_error("logp " NAME " rank %d: setting up its transport and receive pool: %s",
+		ibc_error("logp %s rank %d: setting up its transport and receive pool: %s", name,
 			  boot->rank, ibc_status_str(rc));
 		(void)ibc_logp_pool_close(q);
 		return rc;

@@ -1,4 +1,5 @@
-/* The logp kernel rtt-pool-1n: RTT(p) 1:n over the two-sided path that
+/* The logp kernels rtt-pool-1n and xchg-pool: RTT(p) 1:n, and an exchange
+ * of messages between pairs of ranks, over the two-sided path that
  * ibchar's collectives send on (impl/family's receive pool), not the bare
  * transport's send and receive that rtt-send-1n times.
  *
@@ -27,11 +28,11 @@
 
 struct ibc_logp_pool;
 
-/* An instance with p peers (1..N-1) and m-byte messages: opens the
- * kernel's transport (as like's) if no instance has it open, and joins its
- * pool.  Collective. */
-int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, size_t m, int p,
-		       int validate, struct ibc_logp_pool **out);
+/* An instance of kernel name (its messages say it) with p peers (1..N-1)
+ * and m-byte messages: opens the kernel's transport (as like's) if no
+ * instance has it open, and joins its pool.  Collective. */
+int ibc_logp_pool_open(struct ibc_boot *boot, const struct ibc_xport *like, const char *name,
+		       size_t m, int p, int validate, struct ibc_logp_pool **out);
 /* The payload this rank sends to peer (m bytes, filled by the caller before
  * a validated iteration), and the iteration whose messages the receive
  * function checks against the pattern of (sender, this rank, iter, 0). */
@@ -39,6 +40,10 @@ unsigned char *ibc_logp_pool_payload(struct ibc_logp_pool *q, int peer);
 void ibc_logp_pool_iter_set(struct ibc_logp_pool *q, long iter);
 /* One round trip: rank 0's time per peer in *us (0 elsewhere). */
 int ibc_logp_pool_rtt(struct ibc_logp_pool *q, double *us);
+/* One exchange (xchg-pool): ranks r and r ^ 1 send each other a message at
+ * once and each awaits the other's (the last rank of an odd N idles); this
+ * rank's time from its send to the partner's message in, in *us. */
+int ibc_logp_pool_xchg(struct ibc_logp_pool *q, double *us);
 /* Wrong bytes received so far (validated), and where the first was. */
 uint64_t ibc_logp_pool_bad(const struct ibc_logp_pool *q, long *iter, int *from, size_t *off);
 /* Leaves the pool; the last instance closes the transport.  Collective. */

@@ -22,10 +22,17 @@ static const struct lk_arg *arg_of(const struct ibc_suite_op *o)
 	return o->v->arg;
 }
 
+/* the kernels over the receive pool the collectives send on (logp_pool.c):
+ * rtt-pool-1n, and the exchange of sends xchg-pool */
+static int uses_pool(const struct lk_arg *a)
+{
+	return a->kind == LK_RTT_POOL || (a->kind == LK_XCHG && !a->write);
+}
+
 /* a kernel with a back-to-back loop (paper_us, b2b_p50_us) beside its
  * timed iterations: the round trips a collective's rounds are made of,
  * each run the next with nothing between (the write kernels without a
- * readout, rtt-mcast and xchg-write) */
+ * readout, rtt-mcast and the exchanges) */
 static int has_b2b(const struct lk_arg *a)
 {
 	return (a->kind == LK_RTT_1N && a->write && !a->readout) || a->kind == LK_RTT_MCAST ||
@@ -39,7 +46,7 @@ static int has_b2b(const struct lk_arg *a)
 static int lk_sets(const struct lk_arg *a)
 {
 	return ((a->kind == LK_RTT_1N || a->kind == LK_RTT_N1) && a->write && !a->readout) ||
-	       a->kind == LK_RTT_MCAST || a->kind == LK_XCHG;
+	       a->kind == LK_RTT_MCAST || (a->kind == LK_XCHG && a->write);
 }
 
 /* a kernel between ranks 0 and 1 alone (p = 1), or on rank 0 alone: no
@@ -451,7 +458,12 @@ static int lk_run(struct ibc_suite_op *o)
 	case LK_RTT_MCAST:
 		return ibc_logp_run_rtt_mcast(o, in, a);
 	case LK_XCHG:
-		return run_xchg(o, in, a);
+		if (a->write)
+			return run_xchg(o, in, a);
+		rc = ibc_logp_pool_xchg(in->pool, &us);
+		if (o->ctx->x->rank == 0 && !in->b2b) /* back to back the loop times it */
+			ibc_harness_sample_set(o->h, us);
+		return rc;
 	case LK_COPY:
 	case LK_COPY_PEER:
 		return run_copy(o, in, a);
@@ -486,8 +498,8 @@ static int msgs_of(const struct lk_arg *a, const struct lk_inst *in, int me, int
 		return msg_add(l, n, me, out, 1, 0, 0, 1);
 	if (a->kind == LK_XCHG) { /* each pair both ways */
 		for (i = 0; i + 1 < in->nranks; i += 2) {
-			n = msg_add(l, n, me, out, i, i + 1, 0, 1);
-			n = msg_add(l, n, me, out, i + 1, i, 0, 1);
+			n = msg_add(l, n, me, out, i, i + 1, 0, a->write);
+			n = msg_add(l, n, me, out, i + 1, i, 0, a->write);
 		}
 		return n;
 	}
@@ -541,7 +553,7 @@ static int received_check(struct ibc_suite_op *o, struct lk_inst *in)
 	struct ibc_xport *x = o->ctx->x;
 	int i, n, rc = IBC_OK;
 
-	if (a->kind == LK_RTT_POOL) { /* checked as they arrive (logp_pool.c) */
+	if (uses_pool(a)) { /* checked as they arrive (logp_pool.c) */
 		in->bad = ibc_logp_pool_bad(in->pool, &in->bad_iter, &in->bad_from, &in->bad_off);
 		in->bad_k = 0;
 		in->done_iter = 0;
@@ -589,7 +601,7 @@ static int validate_prepare(struct ibc_suite_op *o, struct lk_inst *in)
 		uint64_t seed = ibc_suite_pattern_seed(me, g->peer, (uint64_t)o->iter, (uint64_t)g->k);
 		unsigned char *b;
 
-		if (a->kind == LK_RTT_POOL) {
+		if (uses_pool(a)) {
 			b = ibc_logp_pool_payload(in->pool, g->peer);
 			ibc_suite_pattern_fill(b, in->m, seed);
 		} else {
@@ -599,7 +611,7 @@ static int validate_prepare(struct ibc_suite_op *o, struct lk_inst *in)
 		(void)ibc_suite_corrupt(o, i, n, b, in->m);
 	}
 	in->done_iter = o->iter;
-	if (a->kind == LK_RTT_POOL)
+	if (uses_pool(a))
 		ibc_logp_pool_iter_set(in->pool, o->iter);
 	return rc;
 }
@@ -636,7 +648,7 @@ static int lk_prepare(struct ibc_suite_op *o)
 		return prtt_post(x, in, a->prtt_n);
 	if (a->kind == LK_RTT_MCAST)
 		return x->rank == 1 && !in->mc_posted ? ibc_logp_mcast_recv_post(x, in, 1) : IBC_OK;
-	if (a->write || a->kind == LK_OR || a->kind == LK_RTT_POOL || a->kind == LK_COPY ||
+	if (a->write || a->kind == LK_OR || uses_pool(a) || a->kind == LK_COPY ||
 	    a->kind == LK_COPY_PEER || x->rank > in->p)
 		return IBC_OK;
 	if (x->rank != 0)
@@ -719,9 +731,9 @@ static int lk_setup(struct ibc_suite_op *o)
 	in->kmax = in->validate && a->kind == LK_PRTT ? a->prtt_n : 1;
 	/* an iteration's messages at one rank: 2 per peer, or PRTT's n + 1 */
 	in->msgs = calloc((size_t)(2 * in->p + IBC_LOGP_PRTT_N + 1), sizeof(*in->msgs));
-	if (a->kind == LK_RTT_POOL) { /* its own transport and buffers (logp_pool.c) */
+	if (uses_pool(a)) { /* its own transport and buffers (logp_pool.c) */
 		rc = in->msgs == NULL ? IBC_ERR_NOMEM
-				      : ibc_logp_pool_open(o->ctx->boot, x, in->m, in->p,
+				      : ibc_logp_pool_open(o->ctx->boot, x, o->v->name, in->m, in->p,
 							   in->validate, &in->pool);
 		if (rc != IBC_OK)
 			(void)lk_teardown(o);
@@ -781,7 +793,8 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu%s",
 			 (unsigned long long)in->resent, (unsigned long long)in->stale, sets);
 	else if (a->kind == LK_XCHG)
-		snprintf(buf, cap, "kernel=xchg;op=write;p=1;pairs=%d%s", in->nranks / 2, sets);
+		snprintf(buf, cap, "kernel=xchg;op=%s;p=1;pairs=%d%s",
+			 a->write ? "write" : "send;via=receive-pool", in->nranks / 2, sets);
 	else if (a->kind >= LK_COPY)
 		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1%s",
 			 a->kind == LK_COPY ? "own" : "peer", a->readout == 2 ? ";flag=own-line" : "");
@@ -816,6 +829,7 @@ static const struct lk_arg args[] = {
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1, 0 }, { LK_OS, 1, 0, 0, 0, 0, 1, 0, 1 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_RTT_MCAST, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_XCHG, 1, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_XCHG, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
@@ -835,9 +849,10 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 		[LK_RTT_MCAST] = "RTT of a multicast datagram from rank 0 to the group of ranks 0 "
 				 "and 1, and rank 1's write back (RGM's release, then a gather "
 				 "step; a lost datagram sent again after 2 ms)",
-		[LK_XCHG] = "an exchange of writes: ranks r and r ^ 1 write each other's slot at "
-			    "once and each waits for the other's (every pair at once; the last "
-			    "rank of an odd N idles): a dissemination barrier's round",
+		[LK_XCHG] = "an exchange: ranks r and r ^ 1 write each other's slot (xchg-write), "
+			    "or send each other a message through the collectives' receive pool "
+			    "(xchg-pool), at once, each awaiting the other's (all pairs at once; "
+			    "an odd N's last rank idles): a dissemination or pairwise round",
 		[LK_COPY] = "c(s): a local memcpy of s bytes from rank 0's own warm buffer",
 		[LK_COPY_PEER] = "c_peer(s): rank 0's memcpy of s bytes rank 1 has just written to it",
 	};
@@ -869,7 +884,7 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			snprintf(names[i], sizeof(names[i]), "rtt-mcast");
 			break;
 		case LK_XCHG:
-			snprintf(names[i], sizeof(names[i]), "xchg-write");
+			snprintf(names[i], sizeof(names[i]), "xchg-%s", a->write ? "write" : "pool");
 			break;
 		case LK_PRTT:
 			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",

@@ -515,47 +515,61 @@ static void test_mcast(const struct ibc_logp_model_opts *base)
 	}
 }
 
-/* xchg-write: a pair writing each other at once (1.5 at both sizes, p =
- * 1), where half of rtt-write-1n's round trip at p = 1 is 3.  Run without
- * its rows and with them: with them, LoP-RTT costs each exchange round of
- * signals by it -- RDS at N = 8, three rounds; RPE at N = 6, its two
- * exchanges but not the extra ranks' fold-in and release, which stay half
- * a round trip -- and the note xchg~half goes; LoP as printed, and DS's
- * send rounds, do not move; stdout says which. */
+/* The exchange kernels: xchg-write, a pair writing each other at once (1.5
+ * at both sizes, p = 1), where half of rtt-write-1n's round trip at p = 1
+ * is 3; xchg-pool, a pair sending each other at once (2.5), where half of
+ * the send round trip is 3.5 (rtt-send-1n: no rtt-pool-1n rows here).  Run
+ * without their rows, with xchg-write's, and with both: with a kernel's
+ * rows, LoP-RTT costs each exchange round of signals of its kind by it --
+ * RDS and DS at N = 8, three rounds; RPE and PE at N = 6, their two
+ * exchanges but not the extra ranks' fold-in and release, which stay half a
+ * round trip -- and the note xchg~half goes; LoP as printed does not move;
+ * stdout says which. */
 static void test_xchg(const struct ibc_logp_model_opts *base)
 {
-	static const char *const says[] = { "exchange rounds: costed in LoP-RTT as half",
-					    "exchange rounds: costed in LoP-RTT by xchg-write" };
+	static const char *const says[] = { "exchange rounds of writes: costed in LoP-RTT as half",
+					    "exchange rounds of writes: costed in LoP-RTT by xchg-write",
+					    "exchange rounds of sends: costed in LoP-RTT by xchg-pool" };
+	static const char *const lab[] = { "no xchg", "xchg-write", "xchg both" };
 	struct ibc_logp_model_opts mo = *base;
 	struct ibc_csv_table *t;
-	double rds[2], rds_lop[2], rpe[2], ds[2], half = rtt_w(1, 1) / 2, x = 1.5;
-	char note[2][128];
-	int d, said[2] = { 0, 0 };
+	double rds[3], rds_lop[3], ds_lop[3], rpe[3], ds[3], pe[3], x = 1.5, y = 2.5;
+	double half = rtt_w(1, 1) / 2, shalf = rtt_s(1, 1) / 2;
+	char note[3][128], dsnote[3][128];
+	int d, said[3] = { 0, 0, 0 };
 
-	for (d = 0; d < 2; d++) {
+	for (d = 0; d < 3; d++) {
 		char dir[] = "/tmp/ibc-lopxXXXXXX";
 
 		results_open(dir);
 		kernels();
-		if (d == 1) {
+		if (d >= 1) {
 			row("logp", "xchg-write", 8, 1, 0, x, "kernel=xchg;op=write;p=1;pairs=4");
 			row("logp", "xchg-write", 8, 4096, 0, x, "kernel=xchg;op=write;p=1;pairs=4");
+		}
+		if (d == 2) {
+			row("logp", "xchg-pool", 8, 1, 0, y, "kernel=xchg;op=send;p=1;pairs=4");
+			row("logp", "xchg-pool", 8, 4096, 0, y, "kernel=xchg;op=send;p=1;pairs=4");
 		}
 		row("barrier", "rds", 8, 0, 0, 10.0, "");
 		row("barrier", "rpe", 6, 0, 0, 10.0, "");
 		row("barrier", "ds", 8, 0, 0, 10.0, "");
-		t = model_table(&mo, dir, d ? "xchg" : "no xchg", says[d], &said[d]);
+		row("barrier", "pe", 6, 0, 0, 10.0, "");
+		t = model_table(&mo, dir, lab[d], says[d], &said[d]);
 		rds[d] = cell(t, "rds", 8, "", "lop_rtt_us");
 		rds_lop[d] = cell(t, "rds", 8, "", "lop_us");
+		ds_lop[d] = cell(t, "ds", 8, "", "lop_us");
 		rpe[d] = cell(t, "rpe", 6, "", "lop_rtt_us");
 		ds[d] = cell(t, "ds", 8, "", "lop_rtt_us");
+		pe[d] = cell(t, "pe", 6, "", "lop_rtt_us");
 		snprintf(note[d], sizeof(note[d]), "%s", scell(t, "rds", 8, "", "note"));
+		snprintf(dsnote[d], sizeof(dsnote[d]), "%s", scell(t, "ds", 8, "", "note"));
 		ibc_csv_table_free(t);
 		dir_remove(dir);
 	}
-	tap_ok(said[0] == 1 && said[1] == 1,
-	       "xchg: stdout says the exchange rounds are costed by xchg-write, without its rows "
-	       "as half of rtt-write-1n's round trip");
+	tap_ok(said[0] == 1 && said[1] == 1 && said[2] == 1,
+	       "xchg: stdout says how the exchange rounds are costed: by xchg-write and xchg-pool "
+	       "where their rows are, else as half a round trip");
 	tap_is_double_within(rds[0], 3 * half, 1e-6, "xchg: LoP-RTT rds N=8 without its rows: 3 x "
 			     "RTT_write(1)/2 = %.4f", rds[0]);
 	tap_is_double_within(rds[1], 3 * x, 1e-6, "xchg: ... with them: 3 exchanges of %.1f = %.4f",
@@ -563,12 +577,20 @@ static void test_xchg(const struct ibc_logp_model_opts *base)
 	tap_is_double_within(rpe[1], 2 * x + 2 * half, 1e-6,
 			     "xchg: LoP-RTT rpe N=6: 2 exchanges, the fold-in and release half a "
 			     "round trip each = %.4f (without: %.4f)", rpe[1], rpe[0]);
-	tap_ok(rds_lop[1] == rds_lop[0] && ds[1] == ds[0],
-	       "xchg: LoP as printed (rds %.4f) and ds's send rounds (%.4f) do not move", rds_lop[1],
-	       ds[1]);
-	tap_ok(strstr(note[0], "xchg~half") != NULL && strstr(note[1], "xchg~half") == NULL,
-	       "xchg: rds's note says xchg~half without the kernel's rows ('%s'), not with them "
-	       "('%s')", note[0], note[1]);
+	tap_ok(ds[1] == ds[0] && fabs(ds[0] - 3 * shalf) < 1e-6,
+	       "xchg: ds's send rounds do not move with xchg-write's rows (%.4f = 3 x %.1f)", ds[1],
+	       shalf);
+	tap_is_double_within(ds[2], 3 * y, 1e-6, "xchg: LoP-RTT ds N=8 with xchg-pool's rows: 3 "
+			     "exchanges of %.1f = %.4f", y, ds[2]);
+	tap_is_double_within(pe[2], 2 * y + 2 * shalf, 1e-6,
+			     "xchg: LoP-RTT pe N=6: 2 exchanges, the fold-in and release half a "
+			     "send round trip each = %.4f (without: %.4f)", pe[2], pe[0]);
+	tap_ok(rds_lop[1] == rds_lop[0] && rds_lop[2] == rds_lop[0] && ds_lop[2] == ds_lop[0],
+	       "xchg: LoP as printed does not move (rds %.4f, ds %.4f)", rds_lop[2], ds_lop[2]);
+	tap_ok(strstr(note[0], "xchg~half") != NULL && strstr(note[1], "xchg~half") == NULL &&
+		       strstr(dsnote[1], "xchg~half") != NULL && strstr(dsnote[2], "xchg~half") == NULL,
+	       "xchg: the note xchg~half where an exchange's kernel has no rows (rds '%s', ds '%s'), "
+	       "not where it has (rds '%s', ds '%s')", note[0], dsnote[1], note[1], dsnote[2]);
 }
 
 /* fits.csv's rows of stat "b2b": how many for variant (at any size) */

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..95"
+echo "1..99"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -133,6 +133,11 @@ nsets=$(rows "$tmp/logp-xchg-write-ok" xchg-write "sets=8")
 [ "$nsets" -gt 0 ] && [ "$nsets" -eq "$(rows "$tmp/logp-xchg-write-ok" xchg-write "pairs=2")" ] &&
 	[ "$nsets" -eq "$(rows "$tmp/logp-xchg-write-ok" xchg-write "")" ]
 ok $? "logp xchg-write: its $nsets rows say sets=8 and pairs=2"
+# the exchange of sends through the receive pool: rank 2's message to rank
+# 3, corrupted, is rank 3's to find
+case_run "logp xchg-pool" bytes xchg-pool rtt-pool-1n xchg-pool:21:2 \
+	"xchg-pool rank 3: 1 wrong bytes" "$B/ibchar-logp" --xport $X --ranks 4 --fanin 1 \
+	--sizes 1,4096 --iters 40 --warmup 5 --quiet --variants xchg-pool,rtt-pool-1n
 case_run "logp rtt-write-readout-1n" bytes rtt-write-readout-1n rtt-write-1n \
 	rtt-write-readout-1n:20 "rtt-write-readout-1n rank 2: 1 wrong bytes" \
 	$G --variants rtt-write-readout-1n,rtt-write-1n
