@@ -40,9 +40,9 @@ static int has_b2b(const struct lk_arg *a)
 }
 
 /* the kernels whose messages rotate over LK_SETS sets of slots (lk_inst):
- * the write round trips and rtt-mcast, the figures the model costs write
- * rounds and RGM's release by (not the readout kernels, whose flag lines lie
- * behind the slots) */
+ * the write round trips, rtt-mcast and xchg-write, the figures the model
+ * costs write rounds, RGM's release and the exchange rounds of writes by
+ * (not the readout kernels, whose flag lines lie behind the slots) */
 static int lk_sets(const struct lk_arg *a)
 {
 	return ((a->kind == LK_RTT_1N || a->kind == LK_RTT_N1) && a->write && !a->readout) ||
