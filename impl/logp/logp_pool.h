@@ -42,7 +42,8 @@ void ibc_logp_pool_iter_set(struct ibc_logp_pool *q, long iter);
 int ibc_logp_pool_rtt(struct ibc_logp_pool *q, double *us);
 /* One exchange (xchg-pool): ranks r and r ^ 1 send each other a message at
  * once and each awaits the other's (the last rank of an odd N idles); this
- * rank's time from its send to the partner's message in, in *us. */
+ * rank's time from its send to the partner's message in, in *us (NULL:
+ * untimed, as back to back, where the loop times it). */
 int ibc_logp_pool_xchg(struct ibc_logp_pool *q, double *us);
 /* Wrong bytes received so far (validated), and where the first was. */
 uint64_t ibc_logp_pool_bad(const struct ibc_logp_pool *q, long *iter, int *from, size_t *off);

@@ -460,8 +460,8 @@ static int lk_run(struct ibc_suite_op *o)
 	case LK_XCHG:
 		if (a->write)
 			return run_xchg(o, in, a);
-		rc = ibc_logp_pool_xchg(in->pool, &us);
-		if (o->ctx->x->rank == 0 && !in->b2b) /* back to back the loop times it */
+		rc = ibc_logp_pool_xchg(in->pool, in->b2b ? NULL : &us); /* b2b: the loop times it */
+		if (o->ctx->x->rank == 0 && !in->b2b)
 			ibc_harness_sample_set(o->h, us);
 		return rc;
 	case LK_COPY:
