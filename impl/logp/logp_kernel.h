@@ -42,7 +42,8 @@ struct lk_arg {
 	int user;      /* the receivers' slots in user memory (mr_reg), not mr_alloc'd */
 	int readout;   /* RTT 1:n write: each end copies out the block it received, untimed;
 			  2: and the flag the reader waits for is a write of its own behind
-			  the block, on a line of its own (HRWG's tail flag) */
+			  the block, on a line of its own (HRWG's tail flag); xchg-write: 2,
+			  each rank copies its partner's block out (timed back to back) */
 	int all;       /* o_s: every rank posts to its p next ranks at once, not rank 0 alone */
 };
 
@@ -85,11 +86,11 @@ struct lk_inst {
 					 in its wait even when validated */
 	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
 	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
-	/* The write round trips and rtt-mcast (lk_sets): mr holds nsets sets of the slots,
-	 * set_len bytes apart, and each call's messages land in the next set
-	 * in turn on every rank (set_off: the current one's offset, added to
-	 * the mr addresses of ibc_logp_msg_wr, ibc_logp_msg_in and
-	 * ibc_logp_flag_of).  A line's cost to move between two cores depends
+	/* The write round trips and rtt-mcast (lk_sets): mr holds nsets sets of the slots
+	 * (and of the flag lines behind them, readout 2), set_len bytes apart, and each
+	 * call's messages land in the next set in turn on every rank (set_off: the
+	 * current one's offset, added to the mr addresses of ibc_logp_msg_wr,
+	 * ibc_logp_msg_in, ibc_logp_flag_of and the flag lines').  A line's cost to move between two cores depends
 	 * on where it lies (docs/model.md: eight instances of the same round
 	 * trip in one run read 0.27-0.39 us on one host), so the kernel's
 	 * figure is over nsets placements, not one.  Else 1 and 0. */
@@ -147,6 +148,8 @@ static inline int ibc_logp_post(struct ibc_xport *x, const struct ibc_xport_wr *
 /* logp_msg.c: an iteration's messages */
 void ibc_logp_msg_wr(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
 		     int peer, int k, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wr);
+int ibc_logp_wrs_to(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+		    int peer, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs);
 int ibc_logp_wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in,
 			  const struct lk_arg *a, int write, struct ibc_xport_sge *sge,
 			  struct ibc_xport_wr *wrs);

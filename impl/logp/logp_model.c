@@ -23,7 +23,8 @@ static const int extra_n[] = { 1024, 4096, 16384, 65536 };
 /* on top of enum ibc_logp_note */
 enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 = 128,
        NOTE_RAWSEND = 256, NOTE_UNREAD = 512, NOTE_USERONE = 1024, NOTE_FLAGIN = 2048,
-       NOTE_MCNEG = 4096, NOTE_B2B = 8192, NOTE_PEERIN = 16384, NOTE_XHALF = 32768 };
+       NOTE_MCNEG = 4096, NOTE_B2B = 8192, NOTE_PEERIN = 16384, NOTE_XHALF = 32768,
+       NOTE_XBLK = 65536 };
 
 enum { M_LOP, M_LRTT, M_LOGGP, NMOD };
 static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
@@ -34,6 +35,8 @@ static const char *const mod_names[NMOD] = { "LoP", "LoP-RTT", "LogGP" };
 #define MC_BACK "rtt-write-1n"
 #define XCHG_WRITE "xchg-write"
 #define XCHG_POOL "xchg-pool"
+#define XCHG_BLOCKS "xchg-write-readout-flag"
+#define CP_FLAG "copy-peer-flag"
 #define MC_NEG "<= 0: the multicast datagram's one way, RTT(" MC_KERNEL ") - RTT(" MC_BACK \
 	       ", p = 1)/2, is not a time"
 #define NO_USER "no os-write-user-all or os-write-user rows (a run before them): the " \
@@ -137,24 +140,42 @@ static double rtt_round(const struct ibc_logp_params *pr, const char *xport, con
 	return NAN;
 }
 
+static double kernel_at(const struct ibc_logp_params *pr, const char *xport, const char *kv,
+			size_t s, int n, unsigned *notes);
+
 /* At one measured size: v[0] = t_1:k = o_s(k) + k L(k), L(k) = RTT(k)/2 -
  * (o_s(k) + o_s(1)) (LoP as printed: its RTT timed one call at a time, as
  * its overheads are); v[1] = k RTT(k)/2, half the 1:k exchange, the same
  * kernels without the overhead algebra, RTT from the kernel's
  * back-to-back loop where measured (rtt_value); or, for an exchange round
  * (xv: xchg_kernel), the exchange kernel's own time, which is a round's
- * and not a round trip's. */
+ * and not a round trip's.  An exchange of blocks (XCHG_BLOCKS) times each
+ * end's copy of the block it received out as well, which the copy term
+ * adds (copy_term): its copy-peer-flag is taken off; a difference that is
+ * not a time leaves the round to the round trips (note xblk~rtt). */
 static void lop_at_size(const struct ibc_logp_params *pr, const char *xport, const char *rv,
 			const char *xv, const char *ov, size_t bytes, int n, int k, unsigned *notes,
 			double *v)
 {
 	double o = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, k, notes);
 	double o1 = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, 1, notes);
-	double rtt1 = rtt_round(pr, xport, rv, bytes, n, k, 0, notes);
+	double rtt1 = rtt_round(pr, xport, rv, bytes, n, k, 0, notes), x;
 
 	v[0] = o + k * (rtt1 / 2 - (o + o1));
-	v[1] = xv != NULL ? rtt_value(pr, xport, xv, bytes, n, 1, 1, notes)
-			  : k * rtt_round(pr, xport, rv, bytes, n, k, 1, notes) / 2;
+	if (xv != NULL) {
+		x = rtt_value(pr, xport, xv, bytes, n, 1, 1, notes);
+		if (strcmp(xv, XCHG_BLOCKS) != 0) {
+			v[1] = x;
+			return;
+		}
+		x -= kernel_at(pr, xport, CP_FLAG, bytes, n, notes);
+		if (x > 0) {
+			v[1] = x;
+			return;
+		}
+		*notes |= NOTE_XBLK;
+	}
+	v[1] = k * rtt_round(pr, xport, rv, bytes, n, k, 1, notes) / 2;
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -226,15 +247,20 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
 	return "rtt-send-1n";
 }
 
-/* The exchange kernel of a round, for LoP-RTT: for an exchange of signals
- * (a round without blocks in which every rank sends one and awaits one at
- * once), xchg-write for a write round (RPE's, RDS's) and xchg-pool for a
- * send round (PE's, DS's: through the receive pool), where the run
- * measured it.  An exchange is not half a ping-pong: both ends post, then
- * both wait, and the two transfers cross (Turin host, N = 2: RPE 0.28-0.30
- * us against half of rtt-write-1n's 0.46).  NULL otherwise, with the note
- * xchg~half for an exchange of a run before that kernel.  LoP as printed
- * keeps the paper's 1:n round trip. */
+/* The exchange kernel of a round, for LoP-RTT, where every rank sends one
+ * message and awaits one at once (a pair's exchange: one out, one in):
+ * for an exchange of signals (no blocks), xchg-write for a write round
+ * (RPE's, RDS's, DE's) and xchg-pool for a send round (PE's, DS's: through
+ * the receive pool); for an exchange of blocks by write whose flag has a
+ * line of its own (HRWG's steps), xchg-write-readout-flag, with
+ * copy-peer-flag (lop_at_size); where the run measured them.  An exchange
+ * is not half a ping-pong: both ends post, then both wait, and the two
+ * transfers cross (Turin host, N = 2: RPE 0.28-0.30 us against half of
+ * rtt-write-1n's 0.46).  NULL otherwise, with the note xchg~half (signals)
+ * or xblk~rtt (blocks) for an exchange of a run before those kernels.  The
+ * two-sided all-to-alls' rounds of blocks stay on their round trips: their
+ * message layer is not the pool's.  LoP as printed keeps the paper's 1:n
+ * round trip. */
 static const char *xchg_kernel(const struct ibc_logp_params *pr, const char *xport,
 			       const struct ibc_pattern_round *r, unsigned *notes)
 {
@@ -242,7 +268,16 @@ static const char *xchg_kernel(const struct ibc_logp_params *pr, const char *xpo
 	const char *kv = r->kind == IBC_PATTERN_ROUND_WRITE ? XCHG_WRITE
 			 : r->kind == IBC_PATTERN_ROUND_SEND ? XCHG_POOL : NULL;
 
-	if (kv == NULL || r->blocks > 0 || !r->exchange)
+	if (kv == NULL || !r->exchange || r->out != 1 || r->in != 1)
+		return NULL;
+	if (r->blocks > 0 && r->kind == IBC_PATTERN_ROUND_WRITE && r->flag_line) {
+		if (kernel_sizes(pr, xport, XCHG_BLOCKS, sizes) > 0 &&
+		    kernel_sizes(pr, xport, CP_FLAG, sizes) > 0)
+			return XCHG_BLOCKS;
+		*notes |= NOTE_XBLK;
+		return NULL;
+	}
+	if (r->blocks > 0)
 		return NULL;
 	if (kernel_sizes(pr, xport, kv, sizes) > 0)
 		return kv;
@@ -357,8 +392,8 @@ static double copy_round(const struct ibc_logp_params *pr, const char *xport,
 	if (r->copies > 0)
 		c += (double)r->copies * kernel_at(pr, xport, "copy", m, n, notes);
 	if (r->copies_peer > 0 && r->flag_line &&
-	    kernel_sizes(pr, xport, "copy-peer-flag", sizes) > 0)
-		c += (double)r->copies_peer * kernel_at(pr, xport, "copy-peer-flag", m, n, notes);
+	    kernel_sizes(pr, xport, CP_FLAG, sizes) > 0)
+		c += (double)r->copies_peer * kernel_at(pr, xport, CP_FLAG, m, n, notes);
 	else if (r->copies_peer > 0) {
 		*notes |= r->flag_line ? NOTE_PEERIN : 0;
 		c += (double)r->copies_peer * kernel_at(pr, xport, "copy-peer", m, n, notes);
@@ -513,7 +548,7 @@ static void notes_fmt(unsigned n, int oversub, char *b, size_t cap)
 	static const char *const names[] = { "k>pmax", "params-of-other-N", "points", "size>max",
 					     "mcast~send", "no-G", "lop<=0", "loggp<0->0", "send~raw",
 					     "write~unread", "user~one", "flag~inblock", "mcast<=0",
-					     "rtt~b2b", "peer~inblock", "xchg~half" };
+					     "rtt~b2b", "peer~inblock", "xchg~half", "xblk~rtt" };
 	size_t used = 0, i;
 
 	b[0] = '\0';
@@ -1012,6 +1047,13 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  "round trip",
 		  "costed in LoP-RTT as half of the send round trip", XCHG_POOL, "; note xchg~half",
 		  "" },
+		{ "exchange rounds of blocks", XCHG_BLOCKS, CP_FLAG, NULL,
+		  "costed in LoP-RTT by " XCHG_BLOCKS " less " CP_FLAG " (a pair writing each "
+		  "other a block and its flag at once, each copying the block it received out: "
+		  "HRWG's steps; the copy term adds the copy); LoP as printed keeps the round trip "
+		  "below",
+		  "costed by the round trips below", XCHG_BLOCKS " or " CP_FLAG, "; note xblk~rtt",
+		  "" },
 		{ "block writes", "rtt-write-readout-1n", NULL, NULL,
 		  "costed by rtt-write-readout-1n (each block copied out before the next round trip, "
 		  "as the all-to-all's are), in LoP and LoP-RTT",
@@ -1026,10 +1068,10 @@ static void terms_say(FILE *out, const struct ibc_logp_params *pr)
 		  "each algorithm's local copies per call (copy_us), costed by the logp kernels copy "
 		  "and copy-peer, added to every model",
 		  "absent", "copy or copy-peer", "", "; an algorithm that copies gets no prediction" },
-		{ "blocks out after a tail flag", "copy-peer-flag", NULL, NULL,
+		{ "blocks out after a tail flag", CP_FLAG, NULL, NULL,
 		  "costed by copy-peer-flag where a round's flag has a line of its own (HRWG's: the "
 		  "copy is the first touch of the blocks' lines)",
-		  "costed by copy-peer, whose flag is the block's last word", "copy-peer-flag",
+		  "costed by copy-peer, whose flag is the block's last word", CP_FLAG,
 		  "; note peer~inblock", "" },
 		{ "user-write term", "os-write-user-all", NULL, "os-write-user",
 		  "each write into a peer's user memory (user_us), costed by the logp kernel "

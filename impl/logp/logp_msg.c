@@ -9,7 +9,8 @@
 /* readout 2: the line of mr whose word is the flag of source from's block */
 static uint64_t *flag_line(const struct lk_inst *in, int from)
 {
-	return (uint64_t *)((unsigned char *)in->mr->addr + in->flags_off + (size_t)from * CACHE_LINE);
+	return (uint64_t *)((unsigned char *)in->mr->addr + in->set_off + in->flags_off +
+			    (size_t)from * CACHE_LINE);
 }
 
 /* the message k of this rank into peer's slot (this rank, k) (WRITE) or to
@@ -50,27 +51,32 @@ static void flag_wr(const struct ibc_xport *x, const struct lk_inst *in, int pee
 	wr->peer = peer;
 	wr->num_sge = 1;
 	wr->sge = sge;
-	wr->remote_addr = in->rd[peer].addr + in->flags_off + (size_t)x->rank * CACHE_LINE;
+	wr->remote_addr = in->rd[peer].addr + in->set_off + in->flags_off + (size_t)x->rank * CACHE_LINE;
 	wr->rkey = in->rd[peer].rkey;
+}
+
+/* this rank's message to peer, followed by its flag (readout 2), into sge
+ * and wrs (room for 2); returns how many requests */
+int ibc_logp_wrs_to(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
+		    int peer, int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
+{
+	ibc_logp_msg_wr(x, in, a, peer, 0, write, &sge[0], &wrs[0]);
+	if (!write || in->flags_off == 0)
+		return 1;
+	flag_wr(x, in, peer, &sge[1], &wrs[1]);
+	return 2;
 }
 
 /* this rank's message to each of its p next ranks (rank 0's to 1..p), each
  * followed by its flag (readout 2); returns the requests in wrs (room for
- * 2 p with a flag: run_rtt_1n's, the one kernel with readout 2) */
+ * 2 p with a flag) */
 int ibc_logp_wrs_to_peers(const struct ibc_xport *x, const struct lk_inst *in, const struct lk_arg *a,
 			int write, struct ibc_xport_sge *sge, struct ibc_xport_wr *wrs)
 {
-	int i, n = 0, peer;
+	int i, n = 0;
 
-	for (i = 0; i < in->p; i++) {
-		peer = (x->rank + i + 1) % in->nranks;
-		ibc_logp_msg_wr(x, in, a, peer, 0, write, &sge[n], &wrs[n]);
-		n++;
-		if (write && in->flags_off > 0) {
-			flag_wr(x, in, peer, &sge[n], &wrs[n]);
-			n++;
-		}
-	}
+	for (i = 0; i < in->p; i++)
+		n += ibc_logp_wrs_to(x, in, a, (x->rank + i + 1) % in->nranks, write, &sge[n], &wrs[n]);
 	return n;
 }
 

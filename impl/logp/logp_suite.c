@@ -40,9 +40,10 @@ static int has_b2b(const struct lk_arg *a)
 }
 
 /* the kernels whose messages rotate over LK_SETS sets of slots (lk_inst):
- * the write round trips, rtt-mcast and xchg-write, the figures the model
- * costs write rounds, RGM's release and the exchange rounds of writes by
- * (not the readout kernels, whose flag lines lie behind the slots) */
+ * the write round trips, rtt-mcast and the write exchanges, the figures the
+ * model costs write rounds, RGM's release and the exchange rounds of writes
+ * by (not the readout round trips: one call at a time, nothing back to
+ * back) */
 static int lk_sets(const struct lk_arg *a)
 {
 	return ((a->kind == LK_RTT_1N || a->kind == LK_RTT_N1) && a->write && !a->readout) ||
@@ -404,24 +405,31 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
  * partner's write in; back to back the loop times it, the pair's sets of
  * slots turning every call (a rank is at most one call ahead of its
  * partner, so a write never lands on a flag not yet cleared). */
+/* xchg-write: ranks r and r ^ 1 write each other's slot at once, each
+ * awaiting the other's; readout 2 (xchg-write-readout-flag, HRWG's step):
+ * the block, then its flag on a line of its own, and each copies the
+ * block it received out, untimed in a timed call, timed back to back
+ * (the loop times the calls whole) */
 static int run_xchg(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
-	struct ibc_xport_sge sge;
-	struct ibc_xport_wr wr;
-	int q = x->rank ^ 1, rc;
+	struct ibc_xport_sge sge[2];
+	struct ibc_xport_wr wr[2];
+	int q = x->rank ^ 1, n, rc;
 	uint64_t t0;
 
 	if (q >= in->nranks)
 		return IBC_OK;
-	ibc_logp_msg_wr(x, in, a, q, 0, 1, &sge, &wr);
+	n = ibc_logp_wrs_to(x, in, a, q, 1, sge, wr);
 	t0 = in->b2b ? 0 : ibc_timer_ticks();
-	rc = ibc_logp_post(x, &wr, 1, 0);
+	rc = ibc_logp_post(x, wr, n, 0);
 	if (rc == IBC_OK)
 		rc = ibc_logp_msg_wait(x, in, q, 1);
 	if (x->rank == 0 && !in->b2b)
 		ibc_harness_sample_set(o->h, ibc_timer_ticks_to_us(ibc_timer_ticks() - t0));
-	return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, 1) : rc;
+	if (rc == IBC_OK && a->readout)
+		readout(in, q);
+	return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, n) : rc;
 }
 
 static int lk_run(struct ibc_suite_op *o)
@@ -707,7 +715,7 @@ static int lk_setup(struct ibc_suite_op *o)
 	const struct lk_arg *a = arg_of(o);
 	struct ibc_xport *x = o->ctx->x;
 	struct lk_inst *in;
-	size_t slots;
+	size_t slots, span;
 	int rc;
 
 	if (a->inl && o->pt->bytes > x->caps.max_inline)
@@ -746,13 +754,12 @@ static int lk_setup(struct ibc_suite_op *o)
 		     ? IBC_ERR_NOMEM : IBC_OK;
 	slots = in->slot * (size_t)x->size * (size_t)in->kmax;
 	in->nsets = lk_sets(a) ? LK_SETS : 1;
-	in->set_len = in->nsets > 1 ? (slots + LK_SET_ALIGN - 1) / LK_SET_ALIGN * LK_SET_ALIGN : slots;
-	if (a->readout == 2) /* the flag lines behind the slots */
+	if (a->readout == 2) /* the flag lines behind the slots (each set's) */
 		in->flags_off = (slots + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	span = in->flags_off > 0 ? in->flags_off + (size_t)x->size * CACHE_LINE : slots;
+	in->set_len = in->nsets > 1 ? (span + LK_SET_ALIGN - 1) / LK_SET_ALIGN * LK_SET_ALIGN : span;
 	if (rc == IBC_OK)
-		rc = slots_alloc(x, in, a->user,
-				 in->flags_off > 0 ? in->flags_off + (size_t)x->size * CACHE_LINE
-						   : in->set_len * (size_t)in->nsets);
+		rc = slots_alloc(x, in, a->user, in->set_len * (size_t)in->nsets);
 	/* the message(s), (rtt-mcast: the iteration,) then 8 bytes of ones: a
 	 * flag's source */
 	if (rc == IBC_OK)
@@ -793,8 +800,9 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu%s",
 			 (unsigned long long)in->resent, (unsigned long long)in->stale, sets);
 	else if (a->kind == LK_XCHG)
-		snprintf(buf, cap, "kernel=xchg;op=%s;p=1;pairs=%d%s",
-			 a->write ? "write" : "send;via=receive-pool", in->nranks / 2, sets);
+		snprintf(buf, cap, "kernel=xchg;op=%s;p=1;pairs=%d%s%s",
+			 a->write ? "write" : "send;via=receive-pool", in->nranks / 2,
+			 a->readout == 2 ? ";readout=1;flag=own-line" : "", sets);
 	else if (a->kind >= LK_COPY)
 		snprintf(buf, cap, "kernel=copy;op=copy;from=%s;p=1%s",
 			 a->kind == LK_COPY ? "own" : "peer", a->readout == 2 ? ";flag=own-line" : "");
@@ -829,12 +837,12 @@ static const struct lk_arg args[] = {
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 1, 0 }, { LK_OS, 1, 0, 0, 0, 0, 1, 0, 1 },
 	{ LK_RTT_1N, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_RTT_MCAST, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ LK_COPY_PEER, 1, 0, 0, 0, 0, 0, 2, 0 }, { LK_XCHG, 1, 0, 0, 0, 0, 0, 0, 0 },
-	{ LK_XCHG, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ LK_XCHG, 0, 0, 0, 0, 0, 0, 0, 0 }, { LK_XCHG, 1, 0, 0, 0, 0, 0, 2, 0 },
 };
 #define NARGS (sizeof(args) / sizeof(args[0]))
 
 static char names[NARGS][40];
-static char descs[NARGS][320];
+static char descs[NARGS][480];
 
 static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 {
@@ -884,7 +892,8 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			snprintf(names[i], sizeof(names[i]), "rtt-mcast");
 			break;
 		case LK_XCHG:
-			snprintf(names[i], sizeof(names[i]), "xchg-%s", a->write ? "write" : "pool");
+			snprintf(names[i], sizeof(names[i]), "xchg-%s%s", a->write ? "write" : "pool",
+				 a->readout == 2 ? "-readout-flag" : "");
 			break;
 		case LK_PRTT:
 			snprintf(names[i], sizeof(names[i]), "loggp-prtt%s",
@@ -902,7 +911,10 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 				 "a line of its own, so the copy first touches the block's lines: "
 				 "HRWG's received blocks" : "");
 		else if (a->kind == LK_RTT_MCAST || a->kind == LK_XCHG)
-			snprintf(descs[i], sizeof(descs[i]), "%s", what[a->kind]);
+			snprintf(descs[i], sizeof(descs[i]), "%s%s", what[a->kind],
+				 a->readout == 2 ? "; xchg-write-readout-flag: a block, then its flag "
+				 "on a line of its own, and each copies the block it received out "
+				 "(timed back to back): HRWG's steps" : "");
 		else if (a->kind == LK_PRTT)
 			snprintf(descs[i], sizeof(descs[i]), "%s: n = %d, d = %s (send/recv)", what[a->kind],
 				 a->prtt_n, a->prtt_d ? "PRTT(1, 0, s)" : "0");

@@ -428,8 +428,11 @@ int ibc_pattern_comb_rounds(enum ibc_pattern_comb comb, int n, enum ibc_pattern_
 	if (!rounds_args_ok(n, r, cap) || !comb_ok(comb, n))
 		return IBC_ERR_INVAL;
 	m = ibc_pattern_comb_nsteps(comb, n);
-	for (k = 0; k < m; k++)
+	for (k = 0; k < m; k++) {
 		round_put(r, cap, k, 1, 1, ibc_pattern_comb_nmoves(comb, n, k), kind);
+		if (k < cap) /* every rank sends its step's blocks and receives a partner's */
+			r[k].exchange = 1;
+	}
 	return m;
 }
 
@@ -444,9 +447,14 @@ int ibc_pattern_ring_rounds(int n, int all_at_once, enum ibc_pattern_round_kind 
 		return 0;
 	if (all_at_once) {
 		round_put(r, cap, 0, n - 1, n - 1, 1, kind);
+		if (cap > 0)
+			r[0].exchange = 1;
 		return 1;
 	}
-	for (k = 0; k < n - 1; k++)
+	for (k = 0; k < n - 1; k++) {
 		round_put(r, cap, k, 1, 1, 1, kind);
+		if (k < cap)
+			r[k].exchange = 1;
+	}
 	return n - 1;
 }

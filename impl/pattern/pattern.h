@@ -153,10 +153,11 @@ enum ibc_pattern_round_kind {
  * with mr_reg; on shm process_vm_writev) beside the round's messages.
  * `flag_line`: a write round's messages end in a flag written on its own
  * (a write of its own, on a line of its own behind the blocks), not in the
- * blocks' last word.  `exchange`: every rank that takes part sends one
- * message and awaits one, all at once (a dissemination round, a pairwise
- * exchange's step), where a one-way step (a fold-in, a tree's stage) has
- * its receivers await ranks that do not wait in turn. */
+ * blocks' last word.  `exchange`: every rank that takes part sends
+ * and awaits at once (a dissemination round, a pairwise exchange's step, a
+ * combining all-to-all's step, a ring step, the direct exchange), where a
+ * one-way step (a fold-in, a tree's stage) has its receivers await ranks
+ * that do not wait in turn. */
 struct ibc_pattern_round {
 	int out, in;
 	long blocks;

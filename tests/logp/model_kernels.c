@@ -138,7 +138,7 @@ static void test_xchg(const struct ibc_logp_model_opts *base)
 	static const char *const lab[] = { "no xchg", "xchg-write", "xchg both" };
 	struct ibc_logp_model_opts mo = *base;
 	struct ibc_csv_table *t;
-	double rds[3], rds_lop[3], ds_lop[3], rpe[3], ds[3], pe[3], x = 1.5, y = 2.5;
+	double rds[3], rds_lop[3], ds_lop[3], rpe[3], ds[3], pe[3], de[3], x = 1.5, y = 2.5;
 	double half = rtt_w(1, 1) / 2, shalf = rtt_s(1, 1) / 2;
 	char note[3][128], dsnote[3][128];
 	int d, said[3] = { 0, 0, 0 };
@@ -160,6 +160,7 @@ static void test_xchg(const struct ibc_logp_model_opts *base)
 		lop_row("barrier", "rpe", 6, 0, 0, 10.0, "");
 		lop_row("barrier", "ds", 8, 0, 0, 10.0, "");
 		lop_row("barrier", "pe", 6, 0, 0, 10.0, "");
+		lop_row("alltoall", "de", 8, 4096, 0, 10.0, "");
 		t = lop_model_table(&mo, dir, lab[d], says[d], &said[d]);
 		rds[d] = lop_cell(t, "rds", 8, "", "lop_rtt_us");
 		rds_lop[d] = lop_cell(t, "rds", 8, "", "lop_us");
@@ -167,6 +168,7 @@ static void test_xchg(const struct ibc_logp_model_opts *base)
 		rpe[d] = lop_cell(t, "rpe", 6, "", "lop_rtt_us");
 		ds[d] = lop_cell(t, "ds", 8, "", "lop_rtt_us");
 		pe[d] = lop_cell(t, "pe", 6, "", "lop_rtt_us");
+		de[d] = lop_cell(t, "de", 8, "", "lop_rtt_us");
 		snprintf(note[d], sizeof(note[d]), "%s", lop_scell(t, "rds", 8, "", "note"));
 		snprintf(dsnote[d], sizeof(dsnote[d]), "%s", lop_scell(t, "ds", 8, "", "note"));
 		ibc_csv_table_free(t);
@@ -190,6 +192,9 @@ static void test_xchg(const struct ibc_logp_model_opts *base)
 	tap_is_double_within(pe[2], 2 * y + 2 * shalf, 1e-6,
 			     "xchg: LoP-RTT pe N=6: 2 exchanges, the fold-in and release half a "
 			     "send round trip each = %.4f (without: %.4f)", pe[2], pe[0]);
+	tap_ok(de[1] == de[0] && de[2] == de[0] && de[0] > 0,
+	       "xchg: de N=8's rounds, every rank to 7 peers at once, are no pair's exchange: "
+	       "they do not move (%.4f)", de[0]);
 	tap_ok(rds_lop[1] == rds_lop[0] && rds_lop[2] == rds_lop[0] && ds_lop[2] == ds_lop[0],
 	       "xchg: LoP as printed does not move (rds %.4f, ds %.4f)", rds_lop[2], ds_lop[2]);
 	tap_ok(strstr(note[0], "xchg~half") != NULL && strstr(note[1], "xchg~half") == NULL &&
@@ -326,6 +331,86 @@ static void test_peer_flag(const struct ibc_logp_model_opts *base)
 	}
 }
 
+/* HRWG's steps as exchanges of blocks: at N = 2 (one step, its 4096 B
+ * block) and N = 8 (three steps of four 1024 B blocks, 4096 B a step), run
+ * without the block exchange kernel's rows, with them (xchg-write-readout-
+ * flag 1.2 us at 1 B, 3.0 at 4096 B, and copy-peer-flag), and with a kernel
+ * faster than its own copy (0.05 us).  With them, LoP-RTT costs each step
+ * the kernel less its copy out, which the copy term adds; without them, or
+ * when the difference is not a time, the round trips as before, note
+ * xblk~rtt.  LoP as printed and the two-sided hypercube do not move. */
+static void test_xchg_blocks(const struct ibc_logp_model_opts *base)
+{
+	static const char *const lab[] = { "no xblk", "xblk", "xblk<copy" };
+	static const char *const says[] = { "exchange rounds of blocks: costed by the round trips",
+					    "exchange rounds of blocks: costed in LoP-RTT by "
+					    "xchg-write-readout-flag less copy-peer-flag",
+					    "exchange rounds of blocks: costed in LoP-RTT by "
+					    "xchg-write-readout-flag" };
+	const double k[3][2] = { { 0, 0 }, { 1.2, 3.0 }, { 0.05, 0.05 } };
+	struct ibc_logp_model_opts mo = *base;
+	double comm2[3], comm8[3], lop8[3], hc[3], step = 3.0 - cp_peer_flag(4096);
+	char note[3][160];
+	int d, said[3] = { 0, 0, 0 };
+
+	for (d = 0; d < 3; d++) {
+		char dir[] = "/tmp/ibc-lopbXXXXXX";
+		struct ibc_csv_table *t;
+
+		lop_results_open(dir);
+		lop_kernels();
+		lop_row("logp", "copy-peer-flag", 2, 1, 0, cp_peer_flag(1),
+			"kernel=copy;from=peer;p=1;flag=own-line");
+		lop_row("logp", "copy-peer-flag", 2, 4096, 0, cp_peer_flag(4096),
+			"kernel=copy;from=peer;p=1;flag=own-line");
+		lop_row("logp", "copy-peer-flag", 8, 1, 0, cp_peer_flag(1),
+			"kernel=copy;from=peer;p=1;flag=own-line");
+		lop_row("logp", "copy-peer-flag", 8, 4096, 0, cp_peer_flag(4096),
+			"kernel=copy;from=peer;p=1;flag=own-line");
+		if (d > 0) {
+			int n;
+
+			for (n = 2; n <= 8; n += 6) {
+				lop_row("logp", "xchg-write-readout-flag", n, 1, 0, k[d][0],
+					"kernel=xchg;op=write;p=1;readout=1;flag=own-line");
+				lop_row("logp", "xchg-write-readout-flag", n, 4096, 0, k[d][1],
+					"kernel=xchg;op=write;p=1;readout=1;flag=own-line");
+			}
+		}
+		lop_row("alltoall", "hrwg", 2, 4096, 0, 10.0, "");
+		lop_row("alltoall", "hrwg", 8, 1024, 0, 10.0, "");
+		lop_row("alltoall", "hypercube", 8, 1024, 0, 10.0, "eager_max=65536");
+		t = lop_model_table(&mo, dir, lab[d], says[d], &said[d]);
+		comm2[d] = lop_cell(t, "hrwg", 2, "", "lop_rtt_us") - lop_cell(t, "hrwg", 2, "", "copy_us");
+		comm8[d] = lop_cell(t, "hrwg", 8, "", "lop_rtt_us") - lop_cell(t, "hrwg", 8, "", "copy_us");
+		lop8[d] = lop_cell(t, "hrwg", 8, "", "lop_us");
+		hc[d] = lop_cell(t, "hypercube", 8, "", "lop_rtt_us");
+		snprintf(note[d], sizeof(note[d]), "%s", lop_scell(t, "hrwg", 8, "", "note"));
+		ibc_csv_table_free(t);
+		lop_dir_remove(dir);
+	}
+	tap_ok(said[0] == 1 && said[1] == 1 && said[2] == 1,
+	       "xblk: stdout says how HRWG's steps are costed: by the round trips without the "
+	       "kernel's rows, by xchg-write-readout-flag less copy-peer-flag with them");
+	tap_is_double_within(comm2[1], step, 1e-3,
+			     "xblk: LoP-RTT hrwg N=2 4096 B, less its copies: one step, the kernel less "
+			     "its copy out = %.4f (round trips: %.4f)", step, comm2[0]);
+	tap_is_double_within(comm8[1], 3 * step, 1e-3,
+			     "xblk: LoP-RTT hrwg N=8 1024 B blocks, less its copies: 3 steps of 4096 B "
+			     "= %.4f (round trips: %.4f)", 3 * step, comm8[0]);
+	tap_ok(fabs(comm2[2] - comm2[0]) < 1e-9 && fabs(comm8[2] - comm8[0]) < 1e-9 &&
+		       comm8[0] > 0 && fabs(comm8[0] - comm8[1]) > 0.1,
+	       "xblk: a kernel faster than its copy (0.05 us) leaves the steps to the round trips "
+	       "(%.4f = %.4f)", comm8[2], comm8[0]);
+	tap_ok(strstr(note[0], "xblk~rtt") != NULL && strstr(note[1], "xblk~rtt") == NULL &&
+		       strstr(note[2], "xblk~rtt") != NULL,
+	       "xblk: hrwg's note says xblk~rtt without the kernel's rows ('%s') and when it is "
+	       "faster than its copy ('%s'), not otherwise ('%s')", note[0], note[2], note[1]);
+	tap_ok(lop8[1] == lop8[0] && lop8[2] == lop8[0] && hc[1] == hc[0] && hc[2] == hc[0],
+	       "xblk: LoP as printed (%.4f) and the two-sided hypercube (%.4f) do not move", lop8[0],
+	       hc[0]);
+}
+
 /* a post of a write into user memory with every rank writing at once
  * (os-write-user-all) */
 static double os_ua(double p, double k) { return k * (1.5 + 0.3 / p); }
@@ -390,6 +475,7 @@ int main(void)
 	test_pool(&mo);
 	test_mcast(&mo);
 	test_xchg(&mo);
+	test_xchg_blocks(&mo);
 	test_readout(&mo);
 	test_peer_flag(&mo);
 	test_user_all(&mo);

@@ -446,6 +446,29 @@ static void test_rounds(int n)
 	for (k = 0; ok && k < m; k++)
 		ok = r[k].blocks == ibc_pattern_comb_nmoves(IBC_PATTERN_COMB_BRUCK, n, k);
 	tap_ok(ok, "bruck rounds n=%d: blocks = slots moved", n);
+	for (f = 0; f < 2; f++) { /* every rank sends and receives in each step: an exchange */
+		enum ibc_pattern_comb c = f ? IBC_PATTERN_COMB_HCUBE : IBC_PATTERN_COMB_BRUCK;
+		int both = 1;
+
+		if (c == IBC_PATTERN_COMB_HCUBE && !ibc_pattern_pow2_is(n))
+			continue;
+		m = ibc_pattern_comb_rounds(c, n, IBC_PATTERN_ROUND_WRITE, r, NMAX);
+		for (k = 0; k < m; k++)
+			for (rank = 0; rank < n; rank++) {
+				struct ibc_pattern_step st;
+
+				ibc_pattern_comb_step_get(c, n, rank, k, &st);
+				both &= st.send_to >= 0 && st.recv_from >= 0 && r[k].exchange;
+			}
+		tap_ok(m >= 0 && both, "%s rounds n=%d: every step an exchange, every rank sending and "
+		       "receiving", f ? "hypercube" : "bruck", n);
+	}
+	m = ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, r, NMAX);
+	for (ok = 1, k = 0; k < m; k++)
+		ok &= r[k].exchange;
+	ok &= n == 1 || (ibc_pattern_ring_rounds(n, 1, IBC_PATTERN_ROUND_WRITE, r, NMAX) == 1 &&
+			 r[0].exchange);
+	tap_ok(ok, "ring rounds n=%d: every step an exchange, all at once too", n);
 	tap_ok(ibc_pattern_ring_rounds(n, 1, IBC_PATTERN_ROUND_WRITE, r, NMAX) == (n > 1) &&
 		       (n == 1 || (r[0].out == n - 1 && r[0].in == n - 1 && r[0].blocks == 1)) &&
 		       ibc_pattern_ring_rounds(n, 0, IBC_PATTERN_ROUND_SEND, r, NMAX) == n - 1,

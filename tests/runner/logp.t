@@ -11,7 +11,7 @@
 # with --fits from another directory and --measured mean, and its errors (no fits: exit 1; no
 # directory: exit 2); bad rank counts refused; rtt-pool-1n at 17 fan-ins at once;
 # the round-trip kernels a collective is made of (rtt-write-1n, its post
-# list, rtt-mcast, xchg-write, xchg-pool) also run back to back (paper_us, b2b_p50_us), validated
+# list, rtt-mcast, the exchanges) also run back to back (paper_us, b2b_p50_us), validated
 # and with datagrams lost, the others not.
 . "$(dirname "$0")/../lib/tap.sh"
 IBCHAR=$BUILD/bin/ibchar
@@ -44,11 +44,13 @@ c=$(grep -cE ',logp,rtt-mcast,ibchar,shm,[^,]*,[^,]*,[^,]*,[28],1,,.*kernel=rtt-
 c4=$(grep -c ',logp,rtt-mcast,.*,4096,' "$R")
 [ "$c" -eq 2 ] && [ "$c4" -eq 0 ]
 ok $? "rtt-mcast: one row per N at 1 B, no fanin; none at 4096 B ($c, $c4 rows)"
-# xchg-write and xchg-pool: every pair at once, no fanin: one row per N and size
-c=$(grep -cE ',logp,xchg-(write|pool),ibchar,shm,[^,]*,[^,]*,[^,]*,2,(1|4096),,.*kernel=xchg;.*pairs=1' "$R")
-c8=$(grep -cE ',logp,xchg-(write|pool),ibchar,shm,[^,]*,[^,]*,[^,]*,8,(1|4096),,.*kernel=xchg;.*pairs=4' "$R")
-[ "$c" -eq 4 ] && [ "$c8" -eq 4 ]
-ok $? "xchg-write, xchg-pool: one row per N and size, no fanin, N/2 pairs ($c, $c8 rows)"
+# xchg-write, xchg-pool and xchg-write-readout-flag: every pair at once, no
+# fanin: one row per N and size
+X='xchg-(write|pool|write-readout-flag)'
+c=$(grep -cE ",logp,$X,ibchar,shm,[^,]*,[^,]*,[^,]*,2,(1|4096),,.*kernel=xchg;.*pairs=1" "$R")
+c8=$(grep -cE ",logp,$X,ibchar,shm,[^,]*,[^,]*,[^,]*,8,(1|4096),,.*kernel=xchg;.*pairs=4" "$R")
+[ "$c" -eq 6 ] && [ "$c8" -eq 6 ]
+ok $? "xchg-write, xchg-pool, xchg-write-readout-flag: one row per N and size, no fanin, N/2 pairs ($c, $c8 rows)"
 F=$tmp/a/fits.csv
 c=$(grep -cE ',min,(ov|rtt),8,.*,ok,[0-9.]+,(rtt|ov)[1-6]' "$F")
 [ "$c" -ge 20 ]; ok $? "fits.csv: most of the 28 kernels x sizes fitted at N = 8 (min: $c)"
@@ -106,16 +108,20 @@ ok $? "... no fits.csv: exit 1 and why ($rc)"
 
 # the back-to-back loop: on the write round trips, rtt-mcast and the
 # exchanges, every row; on no other kernel
-b2b=$(grep -E ',logp,(rtt-write-1n|rtt-write-1n-list|rtt-mcast|xchg-write|xchg-pool),' "$R" | grep -c 'paper_us=[0-9.]*;b2b_p50_us=[0-9.]*;b2b_n=[1-9]')
-all=$(grep -cE ',logp,(rtt-write-1n|rtt-write-1n-list|rtt-mcast|xchg-write|xchg-pool),' "$R")
-other=$(grep ',logp,' "$R" | grep -vE ',logp,(rtt-write-1n|rtt-write-1n-list|rtt-mcast|xchg-write|xchg-pool),' | grep -c 'paper_us=')
-[ "$all" -ge 32 ] && [ "$b2b" -eq "$all" ] && [ "$other" -eq 0 ]
+K=',logp,(rtt-write-1n|rtt-write-1n-list|rtt-mcast|xchg-write|xchg-pool|xchg-write-readout-flag),'
+b2b=$(grep -E "$K" "$R" | grep -c 'paper_us=[0-9.]*;b2b_p50_us=[0-9.]*;b2b_n=[1-9]')
+all=$(grep -cE "$K" "$R")
+other=$(grep ',logp,' "$R" | grep -vE "$K" | grep -c 'paper_us=')
+[ "$all" -ge 36 ] && [ "$b2b" -eq "$all" ] && [ "$other" -eq 0 ]
 ok $? "rtt-write-1n, its post list, rtt-mcast and the exchanges run back to back in every row, no other kernel ($b2b of $all; $other others)"
 
 # back to back and validated, nothing lost: rank 1 posts its next receive
 # inside the loop (else each datagram would wait out its 2 ms and be sent
-# again), the flags are cleared in the loop though validated
-timeout 300 "$BUILD/bin/ibchar-logp" --xport shm --ranks 3 --variants rtt-mcast,rtt-write-1n --sizes 8 \
+# again), the flags are cleared in the loop though validated (the block
+# exchange's flag lines too: a flag left set would release a pair early,
+# one never set would hang it)
+timeout 300 "$BUILD/bin/ibchar-logp" --xport shm --ranks 3 \
+	--variants rtt-mcast,rtt-write-1n,xchg-write-readout-flag --sizes 8 \
 	--fanin 1,2 --iters 50 --warmup 5 --validate --out "$tmp/b2b" >/dev/null 2>"$tmp/b2b.err"; rc=$?
 bad=$(awk -F, 'NR > 1 && /,logp,/ {
 	n = $NF; r = 0; b = 0; v = 0
@@ -124,7 +130,7 @@ bad=$(awk -F, 'NR > 1 && /,logp,/ {
 	if (n ~ /valid=1/) v = 1
 	rows++
 	if (!v || b < 100 || r * 2 >= b) print $3 "/" $11 ": valid " v ", b2b_n " b ", resent " r
-} END { if (rows != 3) print rows " rows, not 3" }' "$tmp/b2b/results.csv" 2>&1)
+} END { if (rows != 4) print rows " rows, not 4" }' "$tmp/b2b/results.csv" 2>&1)
 [ $rc -eq 0 ] && [ -z "$bad" ]
 ok $? "back to back, validated: every row valid, the datagrams not sent again (exit $rc${bad:+; $bad})"
 [ $rc -eq 0 ] || tail -5 "$tmp/b2b.err" | sed 's/^/# /'

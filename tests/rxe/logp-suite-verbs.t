@@ -4,8 +4,8 @@
 # kernels' rows at N = 2, 4, 8, the fits (fits.csv, verbs rows fitted at
 # N = 8), rtt-mcast at each N (and back to back, where a UD datagram that
 # finds no receive is lost), and the closed loop's table (lop-model.csv)
-# for every barrier algorithm, xchg-write and xchg-pool at each N costing
-# the barriers' exchange rounds (make check-rxe).  IBC_RXE_RESULTS=DIR keeps the results.
+# for every barrier algorithm, xchg-write, xchg-pool and
+# xchg-write-readout-flag at each N costing the exchange rounds (make check-rxe).  IBC_RXE_RESULTS=DIR keeps the results.
 # shellcheck source=tests/rxe/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -56,12 +56,15 @@ bad=$(grep ',logp,rtt-mcast,ibchar,verbs,' "$out/results.csv" 2>/dev/null | awk 
 } END { if (rows != 3) print rows " rows, not 3" }')
 [ -z "$bad" ]
 tap_ok $? "... rtt-mcast back to back over verbs: the datagrams found their receives${bad:+ ($bad)}"
-# xchg-write and xchg-pool: every pair of ranks writing (sending) each other
-# at once, at each N; the closed loop costs the exchange rounds by them
-c=$(grep -cE ',logp,xchg-(write|pool),ibchar,verbs,[^,]*,[^,]*,[^,]*,[248],1,,' "$out/results.csv" 2>/dev/null)
-[ "$c" -eq 6 ] && grep -q '^exchange rounds of writes: costed in LoP-RTT by xchg-write' "$out/sum" &&
-	grep -q '^exchange rounds of sends: costed in LoP-RTT by xchg-pool' "$out/sum"
-tap_ok $? "... xchg-write, xchg-pool at N = 2, 4, 8 over verbs ($c rows), the exchange rounds costed by them"
+# xchg-write, xchg-pool and xchg-write-readout-flag: every pair of ranks
+# writing (sending) each other at once, at each N; the closed loop costs
+# the exchange rounds by them
+c=$(grep -cE ',logp,xchg-(write|pool|write-readout-flag),ibchar,verbs,[^,]*,[^,]*,[^,]*,[248],1,,' \
+	"$out/results.csv" 2>/dev/null)
+[ "$c" -eq 9 ] && grep -q '^exchange rounds of writes: costed in LoP-RTT by xchg-write' "$out/sum" &&
+	grep -q '^exchange rounds of sends: costed in LoP-RTT by xchg-pool' "$out/sum" &&
+	grep -q '^exchange rounds of blocks: costed in LoP-RTT by xchg-write-readout-flag' "$out/sum"
+tap_ok $? "... xchg-write, xchg-pool, xchg-write-readout-flag at N = 2, 4, 8 over verbs ($c rows), the exchange rounds costed by them"
 sed -n '/LoP closed loop/,$p' "$out/sum" | sed 's/^/# /' | head -60
 [ -n "${IBC_RXE_RESULTS:-}" ] && cp "$out"/*.csv "$out/sum" "$out/log" "$IBC_RXE_RESULTS/" 2>/dev/null
 exit $((TAP_FAILED > 0))

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 for s in link barrier alltoall channel logp; do tap_need "$BUILD/bin/ibchar-$s"; done
 tap_tmp validate
-echo "1..99"
+echo "1..104"
 
 # rows of $1/results.csv whose variant is $2 and whose extra has $3
 rows() {
@@ -133,6 +133,17 @@ nsets=$(rows "$tmp/logp-xchg-write-ok" xchg-write "sets=8")
 [ "$nsets" -gt 0 ] && [ "$nsets" -eq "$(rows "$tmp/logp-xchg-write-ok" xchg-write "pairs=2")" ] &&
 	[ "$nsets" -eq "$(rows "$tmp/logp-xchg-write-ok" xchg-write "")" ]
 ok $? "logp xchg-write: its $nsets rows say sets=8 and pairs=2"
+# HRWG's step: every pair writes each other a block, then its flag on a line
+# of its own, and copies the block out; rank 1's block to rank 0, corrupted,
+# is rank 0's to find; the flag lines turn over the sets with the blocks
+case_run "logp xchg-write-readout-flag" bytes xchg-write-readout-flag xchg-write \
+	xchg-write-readout-flag:21:1 "xchg-write-readout-flag rank 0: 1 wrong bytes" \
+	"$B/ibchar-logp" --xport $X --ranks 4 --fanin 1 --sizes 1,4096 --iters 40 --warmup 5 \
+	--quiet --variants xchg-write-readout-flag,xchg-write
+d=$tmp/logp-xchg-write-readout-flag-ok
+nx=$(rows "$d" xchg-write-readout-flag "pairs=2;readout=1;flag=own-line;sets=8")
+[ "$nx" -gt 0 ] && [ "$nx" -eq "$(rows "$d" xchg-write-readout-flag "")" ]
+ok $? "logp xchg-write-readout-flag: its $nx rows say pairs=2, readout=1, flag=own-line, sets=8"
 # the exchange of sends through the receive pool: rank 2's message to rank
 # 3, corrupted, is rank 3's to find
 case_run "logp xchg-pool" bytes xchg-pool rtt-pool-1n xchg-pool:21:2 \
