@@ -999,8 +999,7 @@ const struct ibc_suite_def ibc_logp_suite = {
 	/* the model predicts back-to-back collectives (paper_us) from these
 	 * rows' window-mode figures (the round trips: their loops' b2b_p50_us,
 	 * where has_b2b); primed, the kernels were faster than those
-	 * rows by more than the model held (shm, N = 2, near: 15-18 of 24 rows
-	 * within 20%, against 23-24 unprimed, docs/model.md) */
+	 * rows by more than the model held (docs/model.md) */
 	.unprimed = "the model's kernels, fitted to back-to-back rows (docs/model.md)",
 	.after = after_run,
 	.info = info,
