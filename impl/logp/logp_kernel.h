@@ -90,10 +90,11 @@ struct lk_inst {
 	 * (and of the flag lines behind them, readout 2), set_len bytes apart, and each
 	 * call's messages land in the next set in turn on every rank (set_off: the
 	 * current one's offset, added to the mr addresses of ibc_logp_msg_wr,
-	 * ibc_logp_msg_in, ibc_logp_flag_of and the flag lines').  A line's cost to move between two cores depends
-	 * on where it lies (docs/model.md: eight instances of the same round
-	 * trip in one run read 0.27-0.39 us on one host), so the kernel's
-	 * figure is over nsets placements, not one.  Else 1 and 0. */
+	 * ibc_logp_msg_in, ibc_logp_flag_of and the flag lines').  A line's cost to
+	 * move between two cores depends on where it lies (docs/model.md: eight
+	 * instances of the same round trip in one run read 0.27-0.39 us on one
+	 * host), so the kernel's figure is over nsets placements, not one.  Else 1
+	 * and 0. */
 	int nsets, set;
 	size_t set_len, set_off;
 };

@@ -404,12 +404,11 @@ static int run_copy(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_
  * sends one write and awaits one.  Rank 0's time from its post to the
  * partner's write in; back to back the loop times it, the pair's sets of
  * slots turning every call (a rank is at most one call ahead of its
- * partner, so a write never lands on a flag not yet cleared). */
-/* xchg-write: ranks r and r ^ 1 write each other's slot at once, each
- * awaiting the other's; readout 2 (xchg-write-readout-flag, HRWG's step):
- * the block, then its flag on a line of its own, and each copies the
- * block it received out, untimed in a timed call, timed back to back
- * (the loop times the calls whole) */
+ * partner, so a write never lands on a flag not yet cleared).  Readout 2
+ * (xchg-write-readout-flag, HRWG's step): the block, then its flag on a
+ * line of its own (turning with the slots), and each rank copies the block
+ * it received out: after the sample in a timed call, inside the loop back
+ * to back. */
 static int run_xchg(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a)
 {
 	struct ibc_xport *x = o->ctx->x;
