@@ -143,39 +143,45 @@ static double rtt_round(const struct ibc_logp_params *pr, const char *xport, con
 static double kernel_at(const struct ibc_logp_params *pr, const char *xport, const char *kv,
 			size_t s, int n, unsigned *notes);
 
+/* The kernels a round is costed by: its round trip rv (rtt_kernel), its
+ * post overhead ov, and, for an exchange round, the exchange kernel xv
+ * (xchg_kernel) less the kernel xless (NULL: none) that xv times too and
+ * the copy term adds. */
+struct round_kernels {
+	const char *rv, *ov, *xv, *xless;
+};
+
 /* At one measured size: v[0] = t_1:k = o_s(k) + k L(k), L(k) = RTT(k)/2 -
  * (o_s(k) + o_s(1)) (LoP as printed: its RTT timed one call at a time, as
  * its overheads are); v[1] = k RTT(k)/2, half the 1:k exchange, the same
  * kernels without the overhead algebra, RTT from the kernel's
- * back-to-back loop where measured (rtt_value); or, for an exchange round
- * (xv: xchg_kernel), the exchange kernel's own time, which is a round's
- * and not a round trip's.  An exchange of blocks (XCHG_BLOCKS) times each
- * end's copy of the block it received out as well, which the copy term
- * adds (copy_term): its copy-peer-flag is taken off; a difference that is
- * not a time leaves the round to the round trips (note xblk~rtt). */
-static void lop_at_size(const struct ibc_logp_params *pr, const char *xport, const char *rv,
-			const char *xv, const char *ov, size_t bytes, int n, int k, unsigned *notes,
+ * back-to-back loop where measured (rtt_value); or, for an exchange round,
+ * the exchange kernel's own time (less xless's), which is a round's and
+ * not a round trip's.  A difference that is not a time leaves the round to
+ * the round trips (note xblk~rtt: xless is the exchange of blocks'). */
+static void lop_at_size(const struct ibc_logp_params *pr, const char *xport,
+			const struct round_kernels *rk, size_t bytes, int n, int k, unsigned *notes,
 			double *v)
 {
-	double o = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, k, notes);
-	double o1 = ibc_logp_params_value(pr, xport, ov, 1, bytes, n, 1, notes);
-	double rtt1 = rtt_round(pr, xport, rv, bytes, n, k, 0, notes), x;
+	double o = ibc_logp_params_value(pr, xport, rk->ov, 1, bytes, n, k, notes);
+	double o1 = ibc_logp_params_value(pr, xport, rk->ov, 1, bytes, n, 1, notes);
+	double rtt1 = rtt_round(pr, xport, rk->rv, bytes, n, k, 0, notes), x;
 
 	v[0] = o + k * (rtt1 / 2 - (o + o1));
-	if (xv != NULL) {
-		x = rtt_value(pr, xport, xv, bytes, n, 1, 1, notes);
-		if (strcmp(xv, XCHG_BLOCKS) != 0) {
+	if (rk->xv != NULL) {
+		x = rtt_value(pr, xport, rk->xv, bytes, n, 1, 1, notes);
+		if (rk->xless == NULL) {
 			v[1] = x;
 			return;
 		}
-		x -= kernel_at(pr, xport, CP_FLAG, bytes, n, notes);
+		x -= kernel_at(pr, xport, rk->xless, bytes, n, notes);
 		if (x > 0) {
 			v[1] = x;
 			return;
 		}
 		*notes |= NOTE_XBLK;
 	}
-	v[1] = k * rtt_round(pr, xport, rv, bytes, n, k, 1, notes) / 2;
+	v[1] = k * rtt_round(pr, xport, rk->rv, bytes, n, k, 1, notes) / 2;
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -252,8 +258,9 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
  * for an exchange of signals (no blocks), xchg-write for a write round
  * (RPE's, RDS's, DE's) and xchg-pool for a send round (PE's, DS's: through
  * the receive pool); for an exchange of blocks by write whose flag has a
- * line of its own (HRWG's steps), xchg-write-readout-flag, with
- * copy-peer-flag (lop_at_size); where the run measured them.  An exchange
+ * line of its own (HRWG's steps), xchg-write-readout-flag, less
+ * copy-peer-flag (*less: the copy it times, which the copy term adds);
+ * where the run measured them.  An exchange
  * is not half a ping-pong: both ends post, then both wait, and the two
  * transfers cross (Turin host, N = 2: RPE 0.28-0.30 us against half of
  * rtt-write-1n's 0.46).  NULL otherwise, with the note xchg~half (signals)
@@ -262,18 +269,21 @@ static const char *rtt_kernel(const struct ibc_logp_params *pr, const char *xpor
  * message layer is not the pool's.  LoP as printed keeps the paper's 1:n
  * round trip. */
 static const char *xchg_kernel(const struct ibc_logp_params *pr, const char *xport,
-			       const struct ibc_pattern_round *r, unsigned *notes)
+			       const struct ibc_pattern_round *r, unsigned *notes, const char **less)
 {
 	size_t sizes[MAX_SIZES];
 	const char *kv = r->kind == IBC_PATTERN_ROUND_WRITE ? XCHG_WRITE
 			 : r->kind == IBC_PATTERN_ROUND_SEND ? XCHG_POOL : NULL;
 
+	*less = NULL;
 	if (kv == NULL || !r->exchange || r->out != 1 || r->in != 1)
 		return NULL;
 	if (r->blocks > 0 && r->kind == IBC_PATTERN_ROUND_WRITE && r->flag_line) {
 		if (kernel_sizes(pr, xport, XCHG_BLOCKS, sizes) > 0 &&
-		    kernel_sizes(pr, xport, CP_FLAG, sizes) > 0)
+		    kernel_sizes(pr, xport, CP_FLAG, sizes) > 0) {
+			*less = CP_FLAG;
 			return XCHG_BLOCKS;
+		}
 		*notes |= NOTE_XBLK;
 		return NULL;
 	}
@@ -291,8 +301,9 @@ static const char *xchg_kernel(const struct ibc_logp_params *pr, const char *xpo
 static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 		      const struct ibc_pattern_round *r, size_t s, int n, unsigned *notes, double *v)
 {
-	const char *rv = rtt_kernel(pr, xport, r, notes), *xv = xchg_kernel(pr, xport, r, notes);
-	const char *ov = r->kind == IBC_PATTERN_ROUND_WRITE ? "os-write" : "os-send";
+	struct round_kernels rk = { rtt_kernel(pr, xport, r, notes),
+				    r->kind == IBC_PATTERN_ROUND_WRITE ? "os-write" : "os-send", NULL,
+				    NULL };
 	int k = r->kind == IBC_PATTERN_ROUND_MCAST ? 1 : r->out > r->in ? r->out : r->in;
 	size_t sizes[MAX_SIZES], ns, i;
 	const struct ibc_logp_loggp *g;
@@ -302,11 +313,12 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 	v[0] = v[1] = NAN;
 	if (k < 1)
 		k = 1;
-	ns = kernel_sizes(pr, xport, rv, sizes);
+	rk.xv = xchg_kernel(pr, xport, r, notes, &rk.xless);
+	ns = kernel_sizes(pr, xport, rk.rv, sizes);
 	if (ns == 0)
 		return;
 	if (s <= sizes[0] || ns == 1) {
-		lop_at_size(pr, xport, rv, xv, ov, sizes[0], n, k, notes, t0);
+		lop_at_size(pr, xport, &rk, sizes[0], n, k, notes, t0);
 		i = 0;
 		if (s <= sizes[0]) {
 			v[0] = t0[0];
@@ -316,8 +328,8 @@ static void lop_round(const struct ibc_logp_params *pr, const char *xport,
 	} else {
 		for (i = 0; i + 2 < ns && sizes[i + 1] < s; i++)
 			;
-		lop_at_size(pr, xport, rv, xv, ov, sizes[i], n, k, notes, t0);
-		lop_at_size(pr, xport, rv, xv, ov, sizes[i + 1], n, k, notes, t1);
+		lop_at_size(pr, xport, &rk, sizes[i], n, k, notes, t0);
+		lop_at_size(pr, xport, &rk, sizes[i + 1], n, k, notes, t1);
 		x = ((double)s - (double)sizes[i]) / ((double)sizes[i + 1] - (double)sizes[i]);
 		if (s <= sizes[i + 1]) {
 			for (m = 0; m < 2; m++)
