@@ -86,6 +86,9 @@ struct lk_inst {
 					 in its wait even when validated */
 	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
 	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
+	uint64_t *mc_due;             /* rtt-mcast, rank 0, back to back: the flag of the write
+					 back still due, of datagram mc_due_seq (logp_mcast.c) */
+	uint64_t mc_due_seq;
 	/* The write round trips and rtt-mcast (lk_sets): mr holds nsets sets of the slots
 	 * (and of the flag lines behind them, readout 2), set_len bytes apart, and each
 	 * call's messages land in the next set in turn on every rank (set_off: the
@@ -160,6 +163,7 @@ int ibc_logp_msg_send(struct ibc_xport *x, const struct lk_inst *in, const struc
 		      int peer, int write);
 
 /* logp_mcast.c: rtt-mcast */
+int ibc_logp_mcast_settle(struct ibc_xport *x, struct lk_inst *in, const struct lk_arg *a);
 int ibc_logp_mcast_recv_post(struct ibc_xport *x, struct lk_inst *in, int next);
 int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const struct lk_arg *a);
 

@@ -667,6 +667,14 @@ static int lk_prepare(struct ibc_suite_op *o)
 	return rc;
 }
 
+/* after the back-to-back loop: rtt-mcast's last write back (rank 0) */
+static int lk_b2b_end(struct ibc_suite_op *o)
+{
+	struct lk_inst *in = o->inst;
+
+	return in != NULL ? ibc_logp_mcast_settle(o->ctx->x, in, arg_of(o)) : IBC_OK;
+}
+
 static int lk_teardown(struct ibc_suite_op *o)
 {
 	struct lk_inst *in = o->inst;
@@ -796,7 +804,9 @@ static int lk_extra(struct ibc_suite_op *o, char *buf, size_t cap)
 	if (a->kind == LK_RTT_POOL)
 		snprintf(buf, cap, "kernel=rtt-1n;op=send;post=single;via=receive-pool;p=%d", in->p);
 	else if (a->kind == LK_RTT_MCAST)
-		snprintf(buf, cap, "kernel=rtt-mcast;op=mcast;back=write;p=1;resent=%llu;stale=%llu%s",
+		snprintf(buf, cap,
+			 "kernel=rtt-mcast;op=mcast;back=write;p=1;b2b_root=await-send;resent=%llu;"
+			 "stale=%llu%s",
 			 (unsigned long long)in->resent, (unsigned long long)in->stale, sets);
 	else if (a->kind == LK_XCHG)
 		snprintf(buf, cap, "kernel=xchg;op=%s;p=1;pairs=%d%s%s",
@@ -936,7 +946,7 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
 			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,
 			.run = lk_run, .validate = lk_validate, .checked = "bytes", .extra = lk_extra,
-			.teardown = lk_teardown,
+			.b2b_end = lk_b2b_end, .teardown = lk_teardown,
 		};
 	}
 	return n;

@@ -353,6 +353,8 @@ static int b2b_loop(struct ibc_suite_op *o, char *buf, size_t cap)
 		sum += t[nb];
 		t[nb++] /= (double)m; /* the block's time per operation */
 	}
+	if (rc == IBC_OK && o->v->b2b_end != NULL)
+		rc = o->v->b2b_end(o);
 	o->in_b2b = 0;
 	if (rc == IBC_OK) {
 		mine[0] = sum / (double)n;

@@ -138,6 +138,9 @@ struct ibc_suite_variant {
 	int (*prepare)(struct ibc_suite_op *o);       /* untimed, before each iteration */
 	int (*run)(struct ibc_suite_op *o);           /* one operation (required) */
 	int (*validate)(struct ibc_suite_op *o);      /* after the timed iterations */
+	/* after the back-to-back loop, on every rank (optional): what its last
+	 * run left due, untimed (rtt-mcast: rank 0's last datagram answered) */
+	int (*b2b_end)(struct ibc_suite_op *o);
 	const char *checked;     /* what validate checks: "bytes", "order" (above) */
 	/* this rank's cumulative counters, values in the order of counters */
 	const char *const *counters;                  /* NULL-terminated names */
