@@ -87,8 +87,7 @@ struct lk_inst {
 	uint64_t seq;                 /* rtt-mcast: the runs so far (the next datagram's iteration) */
 	int mc_posted;                /* rtt-mcast, rank 1: a receive for the next datagram is posted */
 	uint64_t *mc_due;             /* rtt-mcast, rank 0, back to back: the flag of the write
-					 back still due, of datagram mc_due_seq (logp_mcast.c) */
-	uint64_t mc_due_seq;
+					 back still due, of the last datagram sent (logp_mcast.c) */
 	/* The write round trips and rtt-mcast (lk_sets): mr holds nsets sets of the slots
 	 * (and of the flag lines behind them, readout 2), set_len bytes apart, and each
 	 * call's messages land in the next set in turn on every rank (set_off: the

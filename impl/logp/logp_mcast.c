@@ -134,7 +134,7 @@ int ibc_logp_mcast_settle(struct ibc_xport *x, struct lk_inst *in, const struct 
 	if (w == NULL)
 		return IBC_OK;
 	in->mc_due = NULL;
-	rc = mcast_answer(x, in, a, w, in->mc_due_seq, 0, &posts);
+	rc = mcast_answer(x, in, a, w, in->seq, 0, &posts); /* after the loop: its last */
 	return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, posts) : rc;
 }
 
@@ -171,13 +171,12 @@ int ibc_logp_run_rtt_mcast(struct ibc_suite_op *o, struct lk_inst *in, const str
 		return IBC_OK;
 	if (in->b2b) {
 		if (in->mc_due != NULL)
-			rc = mcast_answer(x, in, a, in->mc_due, in->mc_due_seq, 1, &posts);
+			rc = mcast_answer(x, in, a, in->mc_due, seq - 1, 1, &posts);
 		if (rc == IBC_OK)
 			rc = mcast_send(x, in, a, seq, &posts);
 		if (rc == IBC_OK && in->mc_due != NULL) /* after the datagram: off its way */
 			__atomic_store_n(in->mc_due, 0, __ATOMIC_RELAXED);
 		in->mc_due = rc == IBC_OK ? w : NULL;
-		in->mc_due_seq = seq;
 		return rc == IBC_OK ? ibc_logp_reap(x, IBC_XPORT_CQ_SEND, posts) : rc;
 	}
 	t0 = ibc_timer_ticks();
