@@ -22,6 +22,9 @@ enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 =
 		"algorithm's local copies are not costed"
 #define MC_NEG "<= 0: the multicast datagram's one way, RTT(" MC_KERNEL ") - RTT(" MC_BACK \
 	       ", p = 1)/2, is not a time"
+#define ROUND_NEG_LOP "<= 0 in a round: o_s(k) + k L(k) with L(k) = RTT(k)/2 - o_s(k) - " \
+		      "o_s(1) < 0, the paper's o << L(p) fails"
+#define ROUND_NEG "<= 0 in a round: a round of messages that takes no time"
 #define NO_USER "no os-write-user-all or os-write-user rows (a run before them): the " \
 		"algorithm's writes into user memory are not costed"
 
@@ -432,7 +435,7 @@ int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_fam
 		double lop[2], loggp, copy, user;
 	} memo[MEMO];
 	struct ibc_pattern_round *r;
-	int m = fam->rounds(variant, n, fanin, NULL, 0), k, nmemo = 0;
+	int m = fam->rounds(variant, n, fanin, NULL, 0), k, nmemo = 0, round_neg[NMOD] = { 0 };
 	double raw[NMOD] = { 0, 0, 0 }, msg[NMOD];
 
 	memset(out, 0, sizeof(*out));
@@ -466,6 +469,11 @@ int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_fam
 		raw[M_LOP] += memo[j].lop[0];
 		raw[M_LRTT] += memo[j].lop[1];
 		raw[M_LOGGP] += memo[j].loggp;
+		/* a round of messages takes time: one <= 0 (LoP's o_s(k) + k L(k)
+		 * with L(k) < 0) is not a time, whatever the other rounds add */
+		round_neg[M_LOP] |= memo[j].lop[0] <= 0;
+		round_neg[M_LRTT] |= memo[j].lop[1] <= 0;
+		round_neg[M_LOGGP] |= memo[j].loggp <= 0;
 		out->copy_us += memo[j].copy;
 		out->user_us += memo[j].user;
 	}
@@ -473,7 +481,7 @@ int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_fam
 		msg[k] = raw[k];
 		raw[k] += out->copy_us + out->user_us;
 	}
-	if (isfinite(raw[M_LOP]) && raw[M_LOP] <= 0) /* §4.3's o << L(p) does not hold */
+	if (isfinite(raw[M_LOP]) && (raw[M_LOP] <= 0 || round_neg[M_LOP])) /* §4.3's o << L(p) */
 		out->notes |= NOTE_NEG;
 	out->v[M_LOP] = pred_guard(raw[M_LOP], "no usable fit or row of the rtt/os kernels",
 				   &out->why[M_LOP]);
@@ -486,9 +494,14 @@ int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_fam
 			out->why[k] = MC_NEG;
 	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters: no loggp-prtt rows",
 				     &out->why[M_LOGGP]);
-	for (k = 0; k < NMOD; k++)
+	for (k = 0; k < NMOD; k++) {
 		if (isfinite(msg[k]) && !isfinite(out->copy_us + out->user_us))
 			out->why[k] = isfinite(out->copy_us) ? NO_USER : NO_COPY;
+		else if (isfinite(out->v[k]) && round_neg[k]) {
+			out->v[k] = NAN;
+			out->why[k] = k == M_LOP ? ROUND_NEG_LOP : ROUND_NEG;
+		}
+	}
 	free(r);
 	return IBC_OK;
 }

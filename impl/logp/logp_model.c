@@ -288,7 +288,7 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 		const char *xport = ibc_csv_str(t, r, "xport"), *fanc = ibc_csv_str(t, r, "fanin");
 		const char *bc = ibc_csv_str(t, r, "bytes");
 		const struct ibc_logp_family *fam = fam_of(o, suite);
-		char line[512], f[NEXTRACOLS][96], note[128], why[3][160];
+		char line[512], f[NEXTRACOLS][160], note[128], why[3][160];
 		const char *fp[NEXTRACOLS];
 		size_t used = 0, i;
 		int seen = 0;
@@ -325,7 +325,7 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 			fp[5] = fanc;
 			for (m = 0; m < NMOD; m++) {
 				fmtd(f[6 + m], 96, p.v[m]);
-				status_fmt(&p, m, 0, f[12 + m], 96);
+				status_fmt(&p, m, 0, f[12 + m], sizeof(f[0]));
 				if (p.why[m] != NULL && why[m][0] == '\0')
 					snprintf(why[m], sizeof(why[m]), "%s from N=%d: no prediction (%s)",
 						 mod_names[m], extra_n[e], p.why[m]);

@@ -241,6 +241,84 @@ static void test_negative(const struct ibc_logp_model_opts *base)
 	lop_dir_remove(dir);
 }
 
+/* A round that costs <= 0 inside a sum that does not.  o_s = 1.2 at every
+ * p and RTT(p) = 2 + 4/p: L(1) = 3 - 2.4 > 0, L(3) = 1.667 - 2.4 < 0.
+ * RGM at N = 16, fan-in 3 is two gather rounds of k = 3 (LoP's o_s(3) +
+ * 3 L(3) = 1.2 - 2.2 = -1.0 each) and the release by the send round trip
+ * (o_s + L = 0.5 + 15 - 1 = 14.5), so the sum is 12.5 us: positive, and
+ * not a time; at 64 K processes, eight such rounds, 6.5 us.  No LoP
+ * prediction, in the rows, the extrapolation and the fan-in table; fan-in
+ * 1 (every round positive) is still predicted. */
+static void test_round_negative(const struct ibc_logp_model_opts *base)
+{
+	struct ibc_logp_model_opts mo = *base;
+	char dir[] = "/tmp/ibc-lopnrXXXXXX", path[256];
+	struct ibc_csv_table *t = NULL;
+	int p, said = 0, chose3 = 0;
+	size_t r;
+
+	lop_results_open(dir);
+	for (p = 1; p <= 7; p++) {
+		lop_row("logp", "rtt-write-1n", 16, 1, p, rtt_w(p, 1), "");
+		lop_row("logp", "os-write", 16, 1, p, 1.2, "");
+		lop_row("logp", "rtt-send-1n", 16, 1, p, 30.0, "");
+		lop_row("logp", "os-send", 16, 1, p, 0.5, "");
+	}
+	lop_row("barrier", "rgm", 16, 0, 3, 10.0, "");
+	lop_row("barrier", "rgm", 16, 0, 1, 10.0, "");
+	t = lop_model_table(&mo, dir, "round <= 0", "LoP: no prediction (<= 0 in a round", &said);
+	tap_is_str(lop_scell(t, "rgm", 16, "3", "lop_us"), "",
+		   "round <= 0: rgm fan-in 3 LoP not printed (the rounds sum to 12.5)");
+	tap_ok(strncmp(lop_scell(t, "rgm", 16, "3", "lop_status"), "no prediction: <= 0 in a round",
+		       30) == 0,
+	       "... lop_status '%s'", lop_scell(t, "rgm", 16, "3", "lop_status"));
+	tap_ok(said >= 1, "... stdout says why (%d lines)", said);
+	tap_ok(strtod(lop_scell(t, "rgm", 16, "3", "lop_rtt_us"), NULL) > 0,
+	       "... LoP-RTT still predicts it (%s)", lop_scell(t, "rgm", 16, "3", "lop_rtt_us"));
+	tap_is_double_within(lop_cell(t, "rgm", 16, "1", "lop_us"),
+			     4 * 1.8 + 14.5, 1e-3,
+			     "round <= 0: rgm fan-in 1, four gather rounds of k = 1 (1.8) and the "
+			     "release (14.5), still predicted");
+	ibc_csv_table_free(t);
+	snprintf(path, sizeof(path), "%s/lop-extrapolation.csv", dir);
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		int three = 0, empty = 0;
+
+		for (r = 0; r + 1 < t->nrows; r++) {
+			if (strcmp(ibc_csv_cell(t, r, "variant"), "rgm") != 0 ||
+			    strcmp(ibc_csv_cell(t, r, "fanin"), "3") != 0)
+				continue;
+			const char *st = ibc_csv_cell(t, r, "lop_status");
+			size_t len = strlen(st);
+
+			three++;
+			/* the reason whole, not cut at the cell's width */
+			empty += ibc_csv_cell(t, r, "lop_us")[0] == '\0' &&
+				 strncmp(st, "no prediction: <= 0 in a round", 30) == 0 && len > 5 &&
+				 strcmp(st + len - 5, "fails") == 0;
+		}
+		tap_ok(three > 0 && empty == three,
+		       "round <= 0: rgm fan-in 3 extrapolated LoP is 'no prediction' with the whole "
+		       "reason (%d of %d)", empty, three);
+		ibc_csv_table_free(t);
+	} else {
+		tap_ok(0, "round <= 0: lop-extrapolation.csv written");
+	}
+	snprintf(path, sizeof(path), "%s/lop-fanin.csv", dir);
+	t = NULL;
+	if (ibc_csv_read(path, &t) == IBC_OK) {
+		for (r = 0; r + 1 < t->nrows; r++)
+			chose3 += strcmp(ibc_csv_cell(t, r, "lop_best_fanin"), "3") == 0;
+		tap_is_int(chose3, 0, "round <= 0: LoP's fan-in is never 3 in lop-fanin.csv (%zu rows)",
+			   t->nrows - 1);
+		ibc_csv_table_free(t);
+	} else {
+		tap_ok(0, "round <= 0: lop-fanin.csv written");
+	}
+	lop_dir_remove(dir);
+}
+
 /* fits.csv's rows of stat "b2b": how many for variant (at any size) */
 static int b2b_fits(const char *dir, const char *variant)
 {
@@ -660,6 +738,7 @@ int main(void)
 		tap_ok(0, "lop-fanin.csv written");
 	}
 	test_negative(&mo);
+	test_round_negative(&mo);
 	test_nocopy(&mo);
 	test_b2b(&mo);
 	test_measured(&mo);
