@@ -411,8 +411,11 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 
 /* The one gate between the models' arithmetic and every output (rows,
  * extrapolation, fan-in): a value that is not finite, or is <= 0, is not a
- * time.  It leaves as NAN, with why there is no prediction. */
-static double pred_guard(double v, const char *missing, const char **why)
+ * time; nor is a sum with a round of messages <= 0 in it (round_neg), however
+ * the other rounds bring it above 0.  It leaves as NAN, with why there is
+ * no prediction. */
+static double pred_guard(double v, int round_neg, const char *missing, const char *round_why,
+			 const char **why)
 {
 	if (!isfinite(v)) {
 		*why = missing;
@@ -420,6 +423,10 @@ static double pred_guard(double v, const char *missing, const char **why)
 	}
 	if (!(v > 0)) {
 		*why = "<= 0";
+		return NAN;
+	}
+	if (round_neg) {
+		*why = round_why;
 		return NAN;
 	}
 	*why = NULL;
@@ -470,7 +477,8 @@ int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_fam
 		raw[M_LRTT] += memo[j].lop[1];
 		raw[M_LOGGP] += memo[j].loggp;
 		/* a round of messages takes time: one <= 0 (LoP's o_s(k) + k L(k)
-		 * with L(k) < 0) is not a time, whatever the other rounds add */
+		 * with L(k) < 0) is not a time, whatever the other rounds add
+		 * (pred_guard) */
 		round_neg[M_LOP] |= memo[j].lop[0] <= 0;
 		round_neg[M_LRTT] |= memo[j].lop[1] <= 0;
 		round_neg[M_LOGGP] |= memo[j].loggp <= 0;
@@ -483,25 +491,22 @@ int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_fam
 	}
 	if (isfinite(raw[M_LOP]) && (raw[M_LOP] <= 0 || round_neg[M_LOP])) /* §4.3's o << L(p) */
 		out->notes |= NOTE_NEG;
-	out->v[M_LOP] = pred_guard(raw[M_LOP], "no usable fit or row of the rtt/os kernels",
+	out->v[M_LOP] = pred_guard(raw[M_LOP], round_neg[M_LOP],
+				   "no usable fit or row of the rtt/os kernels", ROUND_NEG_LOP,
 				   &out->why[M_LOP]);
 	if (out->why[M_LOP] != NULL && raw[M_LOP] <= 0)
 		out->why[M_LOP] = "<= 0: L(k) = RTT(k)/2 - o_s(k) - o_s(1) < 0, the paper's o << L(p) fails";
-	out->v[M_LRTT] = pred_guard(raw[M_LRTT], "no usable fit or row of the rtt kernels",
-				    &out->why[M_LRTT]);
+	out->v[M_LRTT] = pred_guard(raw[M_LRTT], round_neg[M_LRTT],
+				    "no usable fit or row of the rtt kernels", ROUND_NEG, &out->why[M_LRTT]);
 	for (k = M_LOP; k <= M_LRTT; k++)
 		if (out->why[k] != NULL && isnan(raw[k]) && (out->notes & NOTE_MCNEG))
 			out->why[k] = MC_NEG;
-	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], "no LogGP parameters: no loggp-prtt rows",
+	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], round_neg[M_LOGGP],
+				     "no LogGP parameters: no loggp-prtt rows", ROUND_NEG,
 				     &out->why[M_LOGGP]);
-	for (k = 0; k < NMOD; k++) {
+	for (k = 0; k < NMOD; k++)
 		if (isfinite(msg[k]) && !isfinite(out->copy_us + out->user_us))
 			out->why[k] = isfinite(out->copy_us) ? NO_USER : NO_COPY;
-		else if (isfinite(out->v[k]) && round_neg[k]) {
-			out->v[k] = NAN;
-			out->why[k] = k == M_LOP ? ROUND_NEG_LOP : ROUND_NEG;
-		}
-	}
 	free(r);
 	return IBC_OK;
 }

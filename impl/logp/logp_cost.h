@@ -33,8 +33,9 @@ struct pred {
 /* The three models over the rounds of (fam, variant) on n ranks, messages
  * of up to eager bytes eager; each round's copies and writes into user
  * memory added to every model.  Every value leaves through one gate: one
- * that is not finite, or is <= 0, is NAN with why (the rows, the
- * extrapolation and the fan-in all come through here). */
+ * that is not finite, or is <= 0, or sums a round of messages <= 0, is NAN
+ * with why (the rows, the extrapolation and the fan-in all come through
+ * here). */
 int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_family *fam,
 		     const char *variant, const char *xport, int n, long fanin, size_t bytes,
 		     size_t eager, struct pred *out);
