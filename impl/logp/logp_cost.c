@@ -22,6 +22,7 @@ enum { NOTE_SIZE = 8, NOTE_MCAST = 16, NOTE_NOG = 32, NOTE_NEG = 64, NOTE_GGP0 =
 		"algorithm's local copies are not costed"
 #define MC_NEG "<= 0: the multicast datagram's one way, RTT(" MC_KERNEL ") - RTT(" MC_BACK \
 	       ", p = 1)/2, is not a time"
+#define NEG_LOP "<= 0: L(k) = RTT(k)/2 - o_s(k) - o_s(1) < 0, the paper's o << L(p) fails"
 #define ROUND_NEG_LOP "<= 0 in a round: o_s(k) + k L(k) with L(k) = RTT(k)/2 - o_s(k) - " \
 		      "o_s(1) < 0, the paper's o << L(p) fails"
 #define ROUND_NEG "<= 0 in a round: a round of messages that takes no time"
@@ -410,19 +411,19 @@ static double loggp_round(const struct ibc_logp_params *pr, const char *xport,
 }
 
 /* The one gate between the models' arithmetic and every output (rows,
- * extrapolation, fan-in): a value that is not finite, or is <= 0, is not a
- * time; nor is a sum with a round of messages <= 0 in it (round_neg), however
- * the other rounds bring it above 0.  It leaves as NAN, with why there is
- * no prediction. */
-static double pred_guard(double v, int round_neg, const char *missing, const char *round_why,
-			 const char **why)
+ * extrapolation, fan-in): a value that is not finite (why: missing), or is
+ * <= 0 (neg_why), is not a time; nor is a sum with a round of messages <= 0
+ * in it (round_neg; round_why), however the other rounds bring it above 0.
+ * It leaves as NAN, with why there is no prediction. */
+static double pred_guard(double v, int round_neg, const char *missing, const char *neg_why,
+			 const char *round_why, const char **why)
 {
 	if (!isfinite(v)) {
 		*why = missing;
 		return NAN;
 	}
 	if (!(v > 0)) {
-		*why = "<= 0";
+		*why = neg_why;
 		return NAN;
 	}
 	if (round_neg) {
@@ -492,17 +493,16 @@ int ibc_logp_predict(const struct ibc_logp_params *pr, const struct ibc_logp_fam
 	if (isfinite(raw[M_LOP]) && (raw[M_LOP] <= 0 || round_neg[M_LOP])) /* §4.3's o << L(p) */
 		out->notes |= NOTE_NEG;
 	out->v[M_LOP] = pred_guard(raw[M_LOP], round_neg[M_LOP],
-				   "no usable fit or row of the rtt/os kernels", ROUND_NEG_LOP,
+				   "no usable fit or row of the rtt/os kernels", NEG_LOP, ROUND_NEG_LOP,
 				   &out->why[M_LOP]);
-	if (out->why[M_LOP] != NULL && raw[M_LOP] <= 0)
-		out->why[M_LOP] = "<= 0: L(k) = RTT(k)/2 - o_s(k) - o_s(1) < 0, the paper's o << L(p) fails";
 	out->v[M_LRTT] = pred_guard(raw[M_LRTT], round_neg[M_LRTT],
-				    "no usable fit or row of the rtt kernels", ROUND_NEG, &out->why[M_LRTT]);
+				    "no usable fit or row of the rtt kernels", "<= 0", ROUND_NEG,
+				    &out->why[M_LRTT]);
 	for (k = M_LOP; k <= M_LRTT; k++)
 		if (out->why[k] != NULL && isnan(raw[k]) && (out->notes & NOTE_MCNEG))
 			out->why[k] = MC_NEG;
 	out->v[M_LOGGP] = pred_guard(raw[M_LOGGP], round_neg[M_LOGGP],
-				     "no LogGP parameters: no loggp-prtt rows", ROUND_NEG,
+				     "no LogGP parameters: no loggp-prtt rows", "<= 0", ROUND_NEG,
 				     &out->why[M_LOGGP]);
 	for (k = 0; k < NMOD; k++)
 		if (isfinite(msg[k]) && !isfinite(out->copy_us + out->user_us))

@@ -320,17 +320,17 @@ static int extrapolate(const struct ibc_logp_model_opts *o, const struct ibc_csv
 			fp[0] = suite;
 			fp[1] = variant;
 			fp[2] = xport;
-			snprintf(f[3], 96, "%d", extra_n[e]);
+			snprintf(f[3], sizeof(f[3]), "%d", extra_n[e]);
 			fp[4] = bc;
 			fp[5] = fanc;
 			for (m = 0; m < NMOD; m++) {
-				fmtd(f[6 + m], 96, p.v[m]);
+				fmtd(f[6 + m], sizeof(f[0]), p.v[m]);
 				status_fmt(&p, m, 0, f[12 + m], sizeof(f[0]));
 				if (p.why[m] != NULL && why[m][0] == '\0')
 					snprintf(why[m], sizeof(why[m]), "%s from N=%d: no prediction (%s)",
 						 mod_names[m], extra_n[e], p.why[m]);
 			}
-			snprintf(f[9], 96, "%d", p.rounds);
+			snprintf(f[9], sizeof(f[9]), "%d", p.rounds);
 			fp[10] = "model-eval";
 			fp[11] = note;
 			rc = ibc_csv_writer_row(w, fp);
