@@ -16,6 +16,7 @@
 #include "launcher/hostcmd.h"
 #include "launcher/stop.h"
 #include "logp/logp_model.h"
+#include "logp/logp_passes.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -569,7 +570,7 @@ int ibc_harness_runner_model(const char *dir, const char *fits_dir, int pus, int
 		if (ibc_suites[i].rounds != NULL)
 			fams[mo.nfams++] = (struct ibc_logp_family){ ibc_suites[i].name,
 								     ibc_suites[i].rounds };
-	return ibc_logp_model_run(&mo);
+	return ibc_logp_model_dir(&mo);
 }
 
 static const char *const launcher_names[] = { "fork", "local", "mpirun", "tree", "srun", "auto", NULL };

@@ -21,12 +21,13 @@ static const char *const cols[] = { "run_id", "suite", "variant", "impl", "xport
 struct ibc_csv_writer *lop_w;
 const char *lop_row_over = "0"; /* the oversub column of the next rows */
 const char *lop_row_probe = "";  /* their probe_us ("": none measured) */
+const char *lop_row_run = "R1";  /* their run_id */
 
 void lop_row(const char *suite, const char *variant, int n, size_t bytes, long fanin, double us,
 	     const char *extra)
 {
 	char f[8][32];
-	const char *fp[NCOLS] = { "R1", suite, variant, "ibchar", "shm", f[0], f[1], f[2],
+	const char *fp[NCOLS] = { lop_row_run, suite, variant, "ibchar", "shm", f[0], f[1], f[2],
 				  f[3], f[3], f[3], lop_row_over, lop_row_probe, extra };
 
 	snprintf(f[0], 32, "%d", n);
@@ -68,6 +69,8 @@ void lop_dir_remove(const char *dir)
 }
 
 int lop_with_copies = 1;
+/* every kernel row's time times this */
+double lop_kernel_scale = 1;
 /* > 0: rtt-write-1n's rows carry a back-to-back loop's median, lop_b2b_scale
  * times their p50 */
 double lop_b2b_scale;
@@ -79,7 +82,7 @@ void lop_kernels(void)
 	int p;
 
 	for (s = 0; s < 2; s++) {
-		double k = s ? 2 : 1, g = 0.5 + (double)(sizes[s] - 1) * 1e-4;
+		double k = (s ? 2 : 1) * lop_kernel_scale, g = 0.5 + (double)(sizes[s] - 1) * 1e-4;
 
 		for (p = 1; p <= 7; p++) {
 			char b2b[64] = "";
@@ -94,14 +97,15 @@ void lop_kernels(void)
 			if (lop_with_copies)
 				lop_row("logp", "os-write-user", 8, sizes[s], p, os_u(p, k), "");
 		}
-		/* LogGP: PRTT(1) = 2, g(s) = 0.5 + (s - 1) 1e-4, o = 0.3, d = 2 */
+		/* LogGP (not scaled): PRTT(1) = 2, g(s) = 0.5 + (s - 1) 1e-4, o = 0.3, d = 2 */
 		lop_row("logp", "loggp-prtt1", 8, sizes[s], 0, 2.0, "");
 		lop_row("logp", "loggp-prttn", 8, sizes[s], 0, 2.0 + 15 * g, "");
 		lop_row("logp", "loggp-prttd", 8, sizes[s], 0, 2.0 + 15 * (0.3 + 2.0), "d_us=2.000");
 		if (!lop_with_copies)
 			continue;
-		lop_row("logp", "copy", 8, sizes[s], 0, cp_own((double)sizes[s]), "kernel=copy;from=own;p=1");
-		lop_row("logp", "copy-peer", 8, sizes[s], 0, cp_peer((double)sizes[s]),
+		lop_row("logp", "copy", 8, sizes[s], 0, cp_own((double)sizes[s]) * lop_kernel_scale,
+			"kernel=copy;from=own;p=1");
+		lop_row("logp", "copy-peer", 8, sizes[s], 0, cp_peer((double)sizes[s]) * lop_kernel_scale,
 			"kernel=copy;from=peer;p=1");
 	}
 }

@@ -24,6 +24,8 @@ static inline double os_u(double p, double k) { return k * (1.0 + 0.2 / p); }
 extern struct ibc_csv_writer *lop_w;   /* results.csv being written */
 extern const char *lop_row_over;       /* the oversub column of the next rows */
 extern const char *lop_row_probe;      /* their probe_us ("": none measured) */
+extern const char *lop_row_run;        /* their run_id (default R1) */
+extern double lop_kernel_scale;        /* lop_kernels' times scaled by this (default 1) */
 extern int lop_with_copies;            /* lop_kernels writes the copy kernels' rows */
 extern double lop_b2b_scale;           /* > 0: rtt-write-1n's rows carry a back-to-back
 					  loop's median, lop_b2b_scale times their p50 */
