@@ -943,7 +943,7 @@ static size_t variants_fill(struct ibc_suite_variant *out, size_t cap)
 			.flags = (p_fixed(a) ? 0 : IBC_SUITE_V_FANIN) |
 				 (has_b2b(a) ? 0 : IBC_SUITE_V_NO_B2B) | IBC_SUITE_V_ONE_SIDED |
 				 (a->all ? IBC_SUITE_V_PRIMED : 0),
-			.timing = a->kind == LK_RTT_N1 ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
+			.timing = a->kind == LK_RTT_N1 || a->all ? IBC_HARNESS_TIME_SLOWEST : IBC_HARNESS_TIME_ROOT,
 			.arg = a, .usable = lk_usable, .setup = lk_setup, .prepare = lk_prepare,
 			.run = lk_run, .validate = lk_validate, .checked = "bytes", .extra = lk_extra,
 			.b2b_end = lk_b2b_end, .teardown = lk_teardown,
