@@ -232,9 +232,11 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 	long at[MAX_RUNS];
 	size_t i, k;
 	int m, npred[NMOD] = { 0, 0, 0 };
+	double med_v;
 
 	memset(c, 0, sizeof(*c));
 	c->best = -1;
+	c->meas = NAN;
 	for (i = 0; i < nrun; i++) {
 		at[i] = row_of(&runs[i], a, r);
 		c->passes += at[i] >= 0;
@@ -249,33 +251,27 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 			continue;
 		for (i = 0; i < nrun; i++)
 			v[i] = at[i] >= 0 ? ibc_csv_num(runs[i].model, (size_t)at[i], cols[k]) : NAN;
-		fmtd(cells[k], 256, median(v, nrun));
+		med_v = median(v, nrun);
+		fmtd(cells[k], 256, med_v);
+		if (strcmp(cols[k], "measured_us") == 0)
+			c->meas = med_v;
 	}
-	for (i = 0; i < nrun; i++)
-		v[i] = at[i] >= 0 ? ibc_csv_num(runs[i].model, (size_t)at[i], "measured_us") : NAN;
-	c->meas = median(v, nrun);
 	for (m = 0; m < NMOD; m++) {
 		const char *first = "";
 
 		for (i = 0; i < nrun; i++) {
-			double u = NAN;
-
-			e[i][m] = NAN;
+			v[i] = e[i][m] = NAN;
 			if (at[i] < 0)
 				continue;
 			snprintf(col, sizeof(col), "%s_us", mod_col[m]);
-			u = ibc_csv_num(runs[i].model, (size_t)at[i], col);
+			v[i] = ibc_csv_num(runs[i].model, (size_t)at[i], col);
 			snprintf(col, sizeof(col), "%s_err", mod_col[m]);
 			e[i][m] = ibc_csv_num(runs[i].model, (size_t)at[i], col);
-			v[i] = u;
-			npred[m] += isfinite(u);
+			npred[m] += isfinite(v[i]);
 			snprintf(col, sizeof(col), "%s_status", mod_col[m]);
-			if (!isfinite(u) && *first == '\0')
+			if (!isfinite(v[i]) && *first == '\0')
 				first = ibc_csv_str(runs[i].model, (size_t)at[i], col);
 		}
-		for (i = 0; i < nrun; i++)
-			if (at[i] < 0)
-				v[i] = NAN;
 		/* a model predicts the row when it does in more than half its passes */
 		if (2 * npred[m] > c->passes) {
 			double ev[MAX_RUNS];
@@ -298,12 +294,16 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 			c->best = m;
 	}
 	c->lo = c->hi = NAN;
-	for (i = 0; c->best >= 0 && i < nrun; i++)
-		if (isfinite(e[i][c->best])) {
-			c->lo = isfinite(c->lo) ? fmin(c->lo, e[i][c->best]) : e[i][c->best];
-			c->hi = isfinite(c->hi) ? fmax(c->hi, e[i][c->best]) : e[i][c->best];
-		}
-	for (k = 0; k < ncols; k++)
+	/* fmin and fmax pass over a NAN */
+	for (i = 0; c->best >= 0 && i < nrun; i++) {
+		c->lo = fmin(c->lo, e[i][c->best]);
+		c->hi = fmax(c->hi, e[i][c->best]);
+	}
+	for (k = 0; k < ncols; k++) {
+		if (strcmp(cols[k], "best") == 0)
+			snprintf(cells[k], 256, "%s", c->best >= 0 ? mod_names[c->best] : "");
+		if (strcmp(cols[k], "best_err") == 0)
+			fmtd(cells[k], 256, c->best >= 0 ? c->err[c->best] : NAN);
 		for (m = 0; m < NMOD; m++) {
 			snprintf(col, sizeof(col), "%s_us", mod_col[m]);
 			if (strcmp(cols[k], col) == 0)
@@ -314,11 +314,8 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 			snprintf(col, sizeof(col), "%s_status", mod_col[m]);
 			if (strcmp(cols[k], col) == 0)
 				snprintf(cells[k], 256, "%s", c->status[m]);
-			if (strcmp(cols[k], "best") == 0)
-				snprintf(cells[k], 256, "%s", c->best >= 0 ? mod_names[c->best] : "");
-			if (strcmp(cols[k], "best_err") == 0)
-				fmtd(cells[k], 256, c->best >= 0 ? c->err[c->best] : NAN);
 		}
+	}
 }
 
 /* a pass's score: rows within +-20% by the closest model, rows scored */
