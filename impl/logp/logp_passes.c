@@ -173,15 +173,22 @@ static int pass_model(const struct ibc_logp_model_opts *o, const struct ibc_csv_
 	return rc;
 }
 
-static int same_key(const struct ibc_csv_table *a, size_t ra, const struct ibc_csv_table *b,
-		    size_t rb)
+/* whether row ra of a and row rb of b agree on the columns cols[0..n) */
+static int same_cols(const struct ibc_csv_table *a, size_t ra, const struct ibc_csv_table *b,
+		     size_t rb, const char *const *cols, size_t n)
 {
 	size_t k;
 
-	for (k = 0; k < NKEY; k++)
-		if (strcmp(ibc_csv_str(a, ra, key_cols[k]), ibc_csv_str(b, rb, key_cols[k])) != 0)
+	for (k = 0; k < n; k++)
+		if (strcmp(ibc_csv_str(a, ra, cols[k]), ibc_csv_str(b, rb, cols[k])) != 0)
 			return 0;
 	return 1;
+}
+
+static int same_key(const struct ibc_csv_table *a, size_t ra, const struct ibc_csv_table *b,
+		    size_t rb)
+{
+	return same_cols(a, ra, b, rb, key_cols, NKEY);
 }
 
 /* the row of pass p with row r of table a's key, or -1 */
@@ -437,6 +444,71 @@ static int combined_write(const struct ibc_logp_model_opts *o, struct run *runs,
 	return rc;
 }
 
+#define MAX_FANIN_KEYS 64
+
+/* RGM's fan-in check held over every pass, on o->out: per (xport, N, bytes)
+ * whose ratio (measured at the model's fan-in over the measured best) some
+ * pass has, each pass's ratio, their median and how many are <= 1.1 */
+static void fanin_say(const struct ibc_logp_model_opts *o, const struct run *pass, size_t npass)
+{
+	static const char *const fkey[] = { "xport", "ranks", "bytes" };
+	struct ibc_csv_table **ft = calloc(npass, sizeof(*ft));
+	const struct ibc_csv_table *kt[MAX_FANIN_KEYS];
+	size_t kr[MAX_FANIN_KEYS], nk = 0, i, j, r, q;
+	char path[4300];
+
+	if (ft == NULL || o->out == NULL) {
+		free(ft);
+		return;
+	}
+	for (i = 0; i < npass; i++) {
+		snprintf(path, sizeof(path), "%s/lop-fanin.csv", pass[i].sub);
+		if (pass[i].model == NULL || ibc_csv_read(path, &ft[i]) != IBC_OK)
+			ft[i] = NULL;
+		for (r = 0; ft[i] != NULL && r + 1 < ft[i]->nrows && nk < MAX_FANIN_KEYS; r++) {
+			int seen = 0;
+
+			if (!isfinite(ibc_csv_num(ft[i], r, "model_over_best")))
+				continue;
+			for (j = 0; j < nk && !seen; j++)
+				seen = same_cols(ft[i], r, kt[j], kr[j], fkey, 3);
+			if (!seen) {
+				kt[nk] = ft[i];
+				kr[nk++] = r;
+			}
+		}
+	}
+	if (nk > 0)
+		fprintf(o->out, "RGM fan-in chosen by the model, measured at it over the measured best, "
+			"per pass (each pass's lop-fanin.csv; '-': no ratio in it):\n");
+	for (j = 0; j < nk; j++) {
+		double v[MAX_RUNS];
+		int within = 0, have = 0;
+
+		fprintf(o->out, "  %s N=%s %s B:", ibc_csv_str(kt[j], kr[j], "xport"),
+			ibc_csv_str(kt[j], kr[j], "ranks"), ibc_csv_str(kt[j], kr[j], "bytes"));
+		for (i = 0; i < npass; i++) {
+			v[i] = NAN;
+			for (q = 0; ft[i] != NULL && q + 1 < ft[i]->nrows && !isfinite(v[i]); q++)
+				if (same_cols(ft[i], q, kt[j], kr[j], fkey, 3))
+					v[i] = ibc_csv_num(ft[i], q, "model_over_best");
+			if (pass[i].model == NULL)
+				continue;
+			have += isfinite(v[i]);
+			within += isfinite(v[i]) && v[i] <= 1.1;
+			if (isfinite(v[i]))
+				fprintf(o->out, " %.3f", v[i]);
+			else
+				fprintf(o->out, " -");
+		}
+		fprintf(o->out, "; median %.3f; within 1.1x in %d of %d passes\n", median(v, npass),
+			within, have);
+	}
+	for (i = 0; i < npass; i++)
+		ibc_csv_table_free(ft[i]);
+	free(ft);
+}
+
 static int model_passes(const struct ibc_logp_model_opts *o, int *handled)
 {
 	struct run *runs = NULL, *pass = NULL;
@@ -516,13 +588,15 @@ static int model_passes(const struct ibc_logp_model_opts *o, int *handled)
 	if (rc == IBC_OK && o->out != NULL)
 		fprintf(o->out, "rows within +-20%% by the closest model, by the median of its errors "
 			"over the passes: %d of %d\n", score[0], score[1]);
+	if (rc == IBC_OK)
+		fanin_say(o, pass, npass);
 	for (i = 0; rc == IBC_OK && i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", pass[last].sub, tail[i]);
 		snprintf(to, sizeof(to), "%s/%s", o->dir, tail[i]);
 		rc = file_copy(path, to);
 	}
 	if (rc == IBC_OK && o->out != NULL)
-		fprintf(o->out, "extrapolation and fan-in: the last pass's (%s/model.txt)\n\nwritten: "
+		fprintf(o->out, "lop-extrapolation.csv and lop-fanin.csv: the last pass's (%s/model.txt)\n\nwritten: "
 			"%s/lop-model.csv, lop-extrapolation.csv, lop-fanin.csv\n", pass[last].sub,
 			o->dir);
 	for (i = 0; i < npass; i++)

@@ -15,7 +15,10 @@
  * measured it; else the cell is empty and the status says why.  The best
  * model is the one with the smallest median |error|; best_err_min and
  * best_err_max are its error's range over the passes, passes their count.
- * lop-extrapolation.csv and lop-fanin.csv are the last pass's.  Rows of a
+ * lop-extrapolation.csv and lop-fanin.csv are the last pass's; stdout
+ * gives RGM's fan-in check (measured at the model's fan-in over the
+ * measured best) of every pass, their median and how many are within
+ * 1.1x.  Rows of a
  * run without kernels of its own are not modelled (stdout counts them). */
 #ifndef IBC_LOGP_PASSES_H
 #define IBC_LOGP_PASSES_H

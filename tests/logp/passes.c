@@ -79,6 +79,11 @@ int main(void)
 		lop_row_over = over[i];
 		lop_row("alltoall", "hypercube", 8, 4096, 0, 20.0 * rscale[i], "");
 		lop_row_over = "0";
+		/* RGM at N = 8: fan-ins 3 and 7 (the models' choices, asserted
+		 * below) at fan-in 1's time in R1, 1.5x it in R2, 2x in R3 */
+		lop_row("barrier", "rgm", 8, 0, 1, 10.0 * rscale[i], "");
+		lop_row("barrier", "rgm", 8, 0, 3, 10.0 * rscale[i] * (1 + 0.5 * i), "");
+		lop_row("barrier", "rgm", 8, 0, 7, 10.0 * rscale[i] * (1 + 0.5 * i), "");
 	}
 	lop_row_run = "R9"; /* rows without kernels of their own */
 	lop_row("barrier", "pe", 8, 8, 0, 99.0, "");
@@ -154,6 +159,22 @@ int main(void)
 		   "... and counts the rows without kernels");
 	tap_is_int(lines_with(path, "by the median of its errors over the passes: "), 1,
 		   "... and scores the medians");
+	/* the fan-in check over every pass: each pass's ratio, their median
+	 * (R2's, neither the first nor the last) and how many are <= 1.1 */
+	for (i = 0; i < NRUNS; i++) {
+		t = table(dir, runs[i], "lop-fanin.csv");
+		e[i] = NAN;
+		for (r = 0; t != NULL && r + 1 < t->nrows; r++)
+			if (strcmp(ibc_csv_str(t, r, "ranks"), "8") == 0)
+				e[i] = ibc_csv_num(t, r, "model_over_best");
+		ibc_csv_table_free(t);
+	}
+	tap_ok(fabs(e[0] - 1) < 1e-9 && fabs(e[1] - 1.5) < 1e-9 && fabs(e[2] - 2) < 1e-9,
+	       "passes: RGM's fan-in chosen by the model costs 1, 1.5, 2x the best in R1, R2, R3 "
+	       "(%g %g %g)", e[0], e[1], e[2]);
+	tap_is_int(lines_with(path, "shm N=8 0 B: 1.000 1.500 2.000; median 1.500; within 1.1x in 1 "
+				    "of 3 passes"),
+		   1, "passes: stdout holds the fan-in check over every pass");
 	t = table(dir, "", "lop-fanin.csv");
 	tap_ok(t != NULL, "passes: lop-fanin.csv written");
 	ibc_csv_table_free(t);
