@@ -165,8 +165,9 @@ static const struct ibc_opt_spec model_spec = {
 		   "placement of the cores than the kernels (their placement probes more than 2x "
 		   "apart) as \"not modelled (placement: ...)\".  A DIR of several passes (run "
 		   "--repeat) is modelled pass by pass, each by its own fits, into DIR/passes/, and "
-		   "lop-model.csv gives each row's medians over the passes.  Writes DIR/lop-model.csv, "
-		   "lop-extrapolation.csv and lop-fanin.csv and prints the tables (docs/model.md).  Exit 2 for "
+		   "lop-model.csv and lop-extrapolation.csv give each row's medians over the "
+		   "passes.  Writes DIR/lop-model.csv, lop-extrapolation.csv and lop-fanin.csv and "
+		   "prints the tables (docs/model.md).  Exit 2 for "
 		   "bad arguments, 1 when there is no fit or nothing to predict.",
 	.opts = model_opts,
 };

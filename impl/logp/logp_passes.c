@@ -191,15 +191,21 @@ static int same_key(const struct ibc_csv_table *a, size_t ra, const struct ibc_c
 	return same_cols(a, ra, b, rb, key_cols, NKEY);
 }
 
-/* the row of pass p with row r of table a's key, or -1 */
-static long row_of(const struct run *p, const struct ibc_csv_table *a, size_t r)
+/* the row of table t with row r of table a's key, or -1 (t NULL: -1) */
+static long row_in(const struct ibc_csv_table *t, const struct ibc_csv_table *a, size_t r)
 {
 	size_t q;
 
-	for (q = 0; p->model != NULL && q + 1 < p->model->nrows; q++)
-		if (same_key(p->model, q, a, r))
+	for (q = 0; t != NULL && q + 1 < t->nrows; q++)
+		if (same_key(t, q, a, r))
 			return (long)q;
 	return -1;
+}
+
+/* the row of pass p's lop-model.csv with row r of table a's key, or -1 */
+static long row_of(const struct run *p, const struct ibc_csv_table *a, size_t r)
+{
+	return row_in(p->model, a, r);
 }
 
 static void fmtd(char *b, size_t cap, double v)
@@ -230,21 +236,74 @@ struct combined {
 	char status[NMOD][256];
 };
 
+/* Model m over the passes: row at[i] of tab[i] (at[i] < 0: pass i has no
+ * such row), `passes` of them.  Pass i's error into e[i] (NAN: none).  When
+ * the model predicts in more than half of the passes, *us and *err are the
+ * medians of its predictions and errors and status "ok"; else NAN and the
+ * status says why (the first pass's reason). */
+static void model_median(const struct ibc_csv_table *const *tab, const long *at, size_t nrun,
+			 int passes, int m, double *us, double *err, double *e, char *status,
+			 size_t cap)
+{
+	double v[MAX_RUNS];
+	char col[32];
+	const char *first = "";
+	size_t i;
+	int npred = 0;
+
+	for (i = 0; i < nrun; i++) {
+		v[i] = e[i] = NAN;
+		if (at[i] < 0)
+			continue;
+		snprintf(col, sizeof(col), "%s_us", mod_col[m]);
+		v[i] = ibc_csv_num(tab[i], (size_t)at[i], col);
+		snprintf(col, sizeof(col), "%s_err", mod_col[m]);
+		e[i] = ibc_csv_num(tab[i], (size_t)at[i], col);
+		npred += isfinite(v[i]);
+		snprintf(col, sizeof(col), "%s_status", mod_col[m]);
+		if (!isfinite(v[i]) && *first == '\0')
+			first = ibc_csv_str(tab[i], (size_t)at[i], col);
+	}
+	*us = *err = NAN;
+	if (2 * npred > passes) {
+		double ev[MAX_RUNS];
+
+		*us = median(v, nrun);
+		memcpy(ev, e, nrun * sizeof(*ev));
+		*err = median(ev, nrun);
+		snprintf(status, cap, "ok");
+	} else if (npred == 0) {
+		snprintf(status, cap, "%s", first);
+	} else {
+		snprintf(status, cap, "no prediction: in %d of %d passes only (%s in the others)",
+			 npred, passes, first);
+	}
+}
+
+/* whether cols[k] is model m's column named by its suffix ("_us", ...) */
+static int is_mod_col(const char *col, int m, const char *suffix)
+{
+	size_t n = strlen(mod_col[m]);
+
+	return strncmp(col, mod_col[m], n) == 0 && strcmp(col + n, suffix) == 0;
+}
+
 /* the row with key (a, r) over the passes: medians, statuses, best */
 static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_table *a, size_t r,
 		    struct combined *c, char cells[][256], const char *const *cols, size_t ncols)
 {
-	static double v[MAX_RUNS], e[MAX_RUNS][NMOD];
-	char col[32];
+	static double v[MAX_RUNS], e[NMOD][MAX_RUNS];
+	const struct ibc_csv_table *tab[MAX_RUNS];
 	long at[MAX_RUNS];
 	size_t i, k;
-	int m, npred[NMOD] = { 0, 0, 0 };
+	int m;
 	double med_v;
 
 	memset(c, 0, sizeof(*c));
 	c->best = -1;
 	c->meas = NAN;
 	for (i = 0; i < nrun; i++) {
+		tab[i] = runs[i].model;
 		at[i] = row_of(&runs[i], a, r);
 		c->passes += at[i] >= 0;
 	}
@@ -264,47 +323,16 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 			c->meas = med_v;
 	}
 	for (m = 0; m < NMOD; m++) {
-		const char *first = "";
-
-		for (i = 0; i < nrun; i++) {
-			v[i] = e[i][m] = NAN;
-			if (at[i] < 0)
-				continue;
-			snprintf(col, sizeof(col), "%s_us", mod_col[m]);
-			v[i] = ibc_csv_num(runs[i].model, (size_t)at[i], col);
-			snprintf(col, sizeof(col), "%s_err", mod_col[m]);
-			e[i][m] = ibc_csv_num(runs[i].model, (size_t)at[i], col);
-			npred[m] += isfinite(v[i]);
-			snprintf(col, sizeof(col), "%s_status", mod_col[m]);
-			if (!isfinite(v[i]) && *first == '\0')
-				first = ibc_csv_str(runs[i].model, (size_t)at[i], col);
-		}
-		/* a model predicts the row when it does in more than half its passes */
-		if (2 * npred[m] > c->passes) {
-			double ev[MAX_RUNS];
-
-			c->us[m] = median(v, nrun);
-			for (i = 0; i < nrun; i++)
-				ev[i] = e[i][m];
-			c->err[m] = median(ev, nrun);
-			snprintf(c->status[m], sizeof(c->status[m]), "ok");
-		} else {
-			c->us[m] = c->err[m] = NAN;
-			if (npred[m] == 0)
-				snprintf(c->status[m], sizeof(c->status[m]), "%s", first);
-			else
-				snprintf(c->status[m], sizeof(c->status[m]),
-					 "no prediction: in %d of %d passes only (%s in the others)",
-					 npred[m], c->passes, first);
-		}
+		model_median(tab, at, nrun, c->passes, m, &c->us[m], &c->err[m], e[m], c->status[m],
+			     sizeof(c->status[m]));
 		if (isfinite(c->err[m]) && (c->best < 0 || fabs(c->err[m]) < fabs(c->err[c->best])))
 			c->best = m;
 	}
 	c->lo = c->hi = NAN;
 	/* fmin and fmax pass over a NAN */
 	for (i = 0; c->best >= 0 && i < nrun; i++) {
-		c->lo = fmin(c->lo, e[i][c->best]);
-		c->hi = fmax(c->hi, e[i][c->best]);
+		c->lo = fmin(c->lo, e[c->best][i]);
+		c->hi = fmax(c->hi, e[c->best][i]);
 	}
 	for (k = 0; k < ncols; k++) {
 		if (strcmp(cols[k], "best") == 0)
@@ -312,14 +340,11 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 		if (strcmp(cols[k], "best_err") == 0)
 			fmtd(cells[k], 256, c->best >= 0 ? c->err[c->best] : NAN);
 		for (m = 0; m < NMOD; m++) {
-			snprintf(col, sizeof(col), "%s_us", mod_col[m]);
-			if (strcmp(cols[k], col) == 0)
+			if (is_mod_col(cols[k], m, "_us"))
 				fmtd(cells[k], 256, c->us[m]);
-			snprintf(col, sizeof(col), "%s_err", mod_col[m]);
-			if (strcmp(cols[k], col) == 0)
+			if (is_mod_col(cols[k], m, "_err"))
 				fmtd(cells[k], 256, c->err[m]);
-			snprintf(col, sizeof(col), "%s_status", mod_col[m]);
-			if (strcmp(cols[k], col) == 0)
+			if (is_mod_col(cols[k], m, "_status"))
 				snprintf(cells[k], 256, "%s", c->status[m]);
 		}
 	}
@@ -444,6 +469,82 @@ static int combined_write(const struct ibc_logp_model_opts *o, struct run *runs,
 	return rc;
 }
 
+/* DIR/lop-extrapolation.csv: per key of the passes' tables, in order of
+ * the first pass that has it, each model's median prediction over the
+ * passes (model_median's rule), the other cells the first such pass's, and
+ * the passes counted */
+static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pass, size_t npass)
+{
+	static char cells[64][256];
+	static struct ibc_csv_table *et[MAX_RUNS];
+	const struct ibc_csv_table *ct[MAX_RUNS], *h = NULL;
+	const char *cols[64], *fp[64];
+	struct ibc_csv_writer *w = NULL;
+	char path[4300];
+	double e[MAX_RUNS], us, err;
+	long at[MAX_RUNS];
+	size_t i, j, k, q, ncols = 0;
+	int rc = IBC_OK, m;
+
+	for (i = 0; i < npass; i++) {
+		et[i] = NULL;
+		snprintf(path, sizeof(path), "%s/lop-extrapolation.csv", pass[i].sub);
+		if (pass[i].model == NULL || ibc_csv_read(path, &et[i]) != IBC_OK)
+			et[i] = NULL;
+		ct[i] = et[i];
+		if (h == NULL)
+			h = et[i];
+	}
+	if (h == NULL || h->ncols + 1 > 64) {
+		ibc_error("logp model: no pass's lop-extrapolation.csv readable, or %zu columns",
+			  h != NULL ? h->ncols : 0);
+		rc = IBC_ERR_INVAL;
+	}
+	for (k = 0; rc == IBC_OK && k < h->ncols; k++)
+		cols[ncols++] = h->cells[k];
+	cols[ncols++] = "passes";
+	snprintf(path, sizeof(path), "%s/lop-extrapolation.csv", o->dir);
+	if (rc == IBC_OK && (rc = ibc_csv_writer_open(path, cols, ncols, 0, &w)) != IBC_OK)
+		ibc_error("logp model: writing %s: %s", path, ibc_status_str(rc));
+	for (i = 0; rc == IBC_OK && i < npass; i++) {
+		for (j = 0; et[i] != NULL && j + 1 < et[i]->nrows && rc == IBC_OK; j++) {
+			int seen = 0, passes = 0;
+
+			for (q = 0; q < i && !seen; q++)
+				seen = row_in(et[q], et[i], j) >= 0;
+			if (seen)
+				continue;
+			for (q = 0; q < npass; q++) {
+				at[q] = row_in(et[q], et[i], j);
+				passes += at[q] >= 0;
+			}
+			for (k = 0; k + 1 < ncols; k++)
+				snprintf(cells[k], 256, "%s", ibc_csv_str(et[i], j, cols[k]));
+			for (m = 0; m < NMOD; m++) {
+				char status[256];
+
+				model_median(ct, at, npass, passes, m, &us, &err, e, status,
+					     sizeof(status));
+				for (k = 0; k + 1 < ncols; k++) {
+					if (is_mod_col(cols[k], m, "_us"))
+						fmtd(cells[k], 256, us);
+					if (is_mod_col(cols[k], m, "_status"))
+						snprintf(cells[k], 256, "%s", status);
+				}
+			}
+			snprintf(cells[ncols - 1], 256, "%d", passes);
+			for (k = 0; k < ncols; k++)
+				fp[k] = cells[k];
+			rc = ibc_csv_writer_row(w, fp);
+		}
+	}
+	if (w != NULL && ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
+		rc = IBC_ERR_IO;
+	for (i = 0; i < npass; i++)
+		ibc_csv_table_free(et[i]);
+	return rc;
+}
+
 #define MAX_FANIN_KEYS 64
 
 /* RGM's fan-in check held over every pass, on o->out: per (xport, N, bytes)
@@ -516,7 +617,6 @@ static int model_passes(const struct ibc_logp_model_opts *o, int *handled)
 	char path[4300], to[4300];
 	size_t nrun = 0, npass = 0, nmod = 0, orphans = 0, i, r;
 	int rc, score[2] = { 0, 0 }, last = -1;
-	const char *const tail[] = { "lop-extrapolation.csv", "lop-fanin.csv" };
 
 	*handled = 0;
 	snprintf(path, sizeof(path), "%s/results.csv", o->dir);
@@ -590,15 +690,18 @@ static int model_passes(const struct ibc_logp_model_opts *o, int *handled)
 			"over the passes: %d of %d\n", score[0], score[1]);
 	if (rc == IBC_OK)
 		fanin_say(o, pass, npass);
-	for (i = 0; rc == IBC_OK && i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s", pass[last].sub, tail[i]);
-		snprintf(to, sizeof(to), "%s/%s", o->dir, tail[i]);
+	if (rc == IBC_OK)
+		rc = extra_write(o, pass, npass);
+	if (rc == IBC_OK) {
+		snprintf(path, sizeof(path), "%s/lop-fanin.csv", pass[last].sub);
+		snprintf(to, sizeof(to), "%s/lop-fanin.csv", o->dir);
 		rc = file_copy(path, to);
 	}
 	if (rc == IBC_OK && o->out != NULL)
-		fprintf(o->out, "lop-extrapolation.csv and lop-fanin.csv: the last pass's (%s/model.txt)\n\nwritten: "
-			"%s/lop-model.csv, lop-extrapolation.csv, lop-fanin.csv\n", pass[last].sub,
-			o->dir);
+		fprintf(o->out, "lop-extrapolation.csv: each model's median over the passes (where it "
+			"predicts in more than half of them); lop-fanin.csv: the last pass's "
+			"(%s/model.txt)\n\nwritten: %s/lop-model.csv, lop-extrapolation.csv, "
+			"lop-fanin.csv\n", pass[last].sub, o->dir);
 	for (i = 0; i < npass; i++)
 		ibc_csv_table_free(pass[i].model);
 	free(pass);

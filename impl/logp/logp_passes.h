@@ -15,7 +15,8 @@
  * measured it; else the cell is empty and the status says why.  The best
  * model is the one with the smallest median |error|; best_err_min and
  * best_err_max are its error's range over the passes, passes their count.
- * lop-extrapolation.csv and lop-fanin.csv are the last pass's; stdout
+ * lop-extrapolation.csv holds each model's median over the passes by the
+ * same rule (and passes), lop-fanin.csv is the last pass's; stdout
  * gives RGM's fan-in check (measured at the model's fan-in over the
  * measured best) of every pass, their median and how many are within
  * 1.1x.  Rows of a
