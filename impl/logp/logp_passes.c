@@ -280,7 +280,7 @@ static void model_median(const struct ibc_csv_table *const *tab, const long *at,
 	}
 }
 
-/* whether cols[k] is model m's column named by its suffix ("_us", ...) */
+/* whether col is model m's column of that suffix ("_us", ...) */
 static int is_mod_col(const char *col, int m, const char *suffix)
 {
 	size_t n = strlen(mod_col[m]);
@@ -476,7 +476,7 @@ static int combined_write(const struct ibc_logp_model_opts *o, struct run *runs,
 static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pass, size_t npass)
 {
 	static char cells[64][256];
-	static struct ibc_csv_table *et[MAX_RUNS];
+	struct ibc_csv_table *et[MAX_RUNS];
 	const struct ibc_csv_table *ct[MAX_RUNS], *h = NULL;
 	const char *cols[64], *fp[64];
 	struct ibc_csv_writer *w = NULL;
