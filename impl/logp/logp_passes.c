@@ -202,10 +202,39 @@ static long row_in(const struct ibc_csv_table *t, const struct ibc_csv_table *a,
 	return -1;
 }
 
-/* the row of pass p's lop-model.csv with row r of table a's key, or -1 */
-static long row_of(const struct run *p, const struct ibc_csv_table *a, size_t r)
+/* whether one of tab[0..i) has row j of tab[i]'s key (its row is out) */
+static int key_seen(struct ibc_csv_table *const *tab, size_t i, size_t j)
 {
-	return row_in(p->model, a, r);
+	size_t q;
+
+	for (q = 0; q < i; q++)
+		if (row_in(tab[q], tab[i], j) >= 0)
+			return 1;
+	return 0;
+}
+
+/* each modelled pass's `name` (DIR/passes/<id>/name) into tab[i]; NULL
+ * where the pass was not modelled or the file cannot be read */
+static void pass_tables(const struct run *pass, size_t npass, const char *name,
+			struct ibc_csv_table **tab)
+{
+	char path[4300];
+	size_t i;
+
+	for (i = 0; i < npass; i++) {
+		tab[i] = NULL;
+		snprintf(path, sizeof(path), "%s/%s", pass[i].sub, name);
+		if (pass[i].model != NULL && ibc_csv_read(path, &tab[i]) != IBC_OK)
+			tab[i] = NULL;
+	}
+}
+
+static void tables_free(struct ibc_csv_table **tab, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ibc_csv_table_free(tab[i]);
 }
 
 static void fmtd(char *b, size_t cap, double v)
@@ -241,7 +270,7 @@ struct combined {
  * the model predicts in more than half of the passes, *us and *err are the
  * medians of its predictions and errors and status "ok"; else NAN and the
  * status says why (the first pass's reason). */
-static void model_median(const struct ibc_csv_table *const *tab, const long *at, size_t nrun,
+static void model_median(struct ibc_csv_table *const *tab, const long *at, size_t nrun,
 			 int passes, int m, double *us, double *err, double *e, char *status,
 			 size_t cap)
 {
@@ -288,12 +317,13 @@ static int is_mod_col(const char *col, int m, const char *suffix)
 	return strncmp(col, mod_col[m], n) == 0 && strcmp(col + n, suffix) == 0;
 }
 
-/* the row with key (a, r) over the passes: medians, statuses, best */
-static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_table *a, size_t r,
-		    struct combined *c, char cells[][256], const char *const *cols, size_t ncols)
+/* the row with key (a, r) over the passes' lop-model.csv tab[0..nrun):
+ * medians, statuses, best */
+static void combine(struct ibc_csv_table *const *tab, size_t nrun, const struct ibc_csv_table *a,
+		    size_t r, struct combined *c, char cells[][256], const char *const *cols,
+		    size_t ncols)
 {
 	static double v[MAX_RUNS], e[NMOD][MAX_RUNS];
-	const struct ibc_csv_table *tab[MAX_RUNS];
 	long at[MAX_RUNS];
 	size_t i, k;
 	int m;
@@ -303,8 +333,7 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 	c->best = -1;
 	c->meas = NAN;
 	for (i = 0; i < nrun; i++) {
-		tab[i] = runs[i].model;
-		at[i] = row_of(&runs[i], a, r);
+		at[i] = row_in(tab[i], a, r);
 		c->passes += at[i] >= 0;
 	}
 	for (k = 0; k < ncols; k++) {
@@ -316,7 +345,7 @@ static void combine(const struct run *runs, size_t nrun, const struct ibc_csv_ta
 		if (!med)
 			continue;
 		for (i = 0; i < nrun; i++)
-			v[i] = at[i] >= 0 ? ibc_csv_num(runs[i].model, (size_t)at[i], cols[k]) : NAN;
+			v[i] = at[i] >= 0 ? ibc_csv_num(tab[i], (size_t)at[i], cols[k]) : NAN;
 		med_v = median(v, nrun);
 		fmtd(cells[k], 256, med_v);
 		if (strcmp(cols[k], "measured_us") == 0)
@@ -391,6 +420,7 @@ static int combined_write(const struct ibc_logp_model_opts *o, struct run *runs,
 			  int *score)
 {
 	static char cells[64][256];
+	struct ibc_csv_table *mt[MAX_RUNS];
 	const struct ibc_csv_table *h = NULL;
 	const char *cols[64], *fp[64];
 	struct ibc_csv_writer *w = NULL;
@@ -398,8 +428,11 @@ static int combined_write(const struct ibc_logp_model_opts *o, struct run *runs,
 	size_t i, j, k, ncols = 0;
 	int rc, m;
 
-	for (i = 0; i < nrun && h == NULL; i++)
-		h = runs[i].model;
+	for (i = 0; i < nrun; i++) {
+		mt[i] = runs[i].model;
+		if (h == NULL)
+			h = mt[i];
+	}
 	if (h == NULL || h->ncols + NADDED > 64) {
 		ibc_error("logp model: the passes' lop-model.csv has %zu columns", h ? h->ncols : 0);
 		return IBC_ERR_INVAL;
@@ -420,19 +453,15 @@ static int combined_write(const struct ibc_logp_model_opts *o, struct run *runs,
 			"LoPrtt_us", "err", "LogGP_us", "err", "best", "passes",
 			"best's err per pass: min..max");
 	for (i = 0; i < nrun && rc == IBC_OK; i++) {
-		const struct ibc_csv_table *a = runs[i].model;
+		const struct ibc_csv_table *a = mt[i];
 
 		for (j = 0; a != NULL && j + 1 < a->nrows && rc == IBC_OK; j++) {
 			struct combined c;
 			char s[NMOD][2][16];
-			size_t q;
-			int seen = 0;
 
-			for (q = 0; q < i && !seen; q++)
-				seen = row_of(&runs[q], a, j) >= 0;
-			if (seen)
+			if (key_seen(mt, i, j))
 				continue;
-			combine(runs, nrun, a, j, &c, cells, cols, h->ncols);
+			combine(mt, nrun, a, j, &c, cells, cols, h->ncols);
 			snprintf(cells[h->ncols], 256, "%d", c.passes);
 			fmtd(cells[h->ncols + 1], 256, c.lo);
 			fmtd(cells[h->ncols + 2], 256, c.hi);
@@ -477,7 +506,7 @@ static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pa
 {
 	static char cells[64][256];
 	struct ibc_csv_table *et[MAX_RUNS];
-	const struct ibc_csv_table *ct[MAX_RUNS], *h = NULL;
+	const struct ibc_csv_table *h = NULL;
 	const char *cols[64], *fp[64];
 	struct ibc_csv_writer *w = NULL;
 	char path[4300];
@@ -486,15 +515,9 @@ static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pa
 	size_t i, j, k, q, ncols = 0;
 	int rc = IBC_OK, m;
 
-	for (i = 0; i < npass; i++) {
-		et[i] = NULL;
-		snprintf(path, sizeof(path), "%s/lop-extrapolation.csv", pass[i].sub);
-		if (pass[i].model == NULL || ibc_csv_read(path, &et[i]) != IBC_OK)
-			et[i] = NULL;
-		ct[i] = et[i];
-		if (h == NULL)
-			h = et[i];
-	}
+	pass_tables(pass, npass, "lop-extrapolation.csv", et);
+	for (i = 0; i < npass && h == NULL; i++)
+		h = et[i];
 	if (h == NULL || h->ncols + 1 > 64) {
 		ibc_error("logp model: no pass's lop-extrapolation.csv readable, or %zu columns",
 			  h != NULL ? h->ncols : 0);
@@ -508,11 +531,9 @@ static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pa
 		ibc_error("logp model: writing %s: %s", path, ibc_status_str(rc));
 	for (i = 0; rc == IBC_OK && i < npass; i++) {
 		for (j = 0; et[i] != NULL && j + 1 < et[i]->nrows && rc == IBC_OK; j++) {
-			int seen = 0, passes = 0;
+			int passes = 0;
 
-			for (q = 0; q < i && !seen; q++)
-				seen = row_in(et[q], et[i], j) >= 0;
-			if (seen)
+			if (key_seen(et, i, j))
 				continue;
 			for (q = 0; q < npass; q++) {
 				at[q] = row_in(et[q], et[i], j);
@@ -523,7 +544,7 @@ static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pa
 			for (m = 0; m < NMOD; m++) {
 				char status[256];
 
-				model_median(ct, at, npass, passes, m, &us, &err, e, status,
+				model_median(et, at, npass, passes, m, &us, &err, e, status,
 					     sizeof(status));
 				for (k = 0; k + 1 < ncols; k++) {
 					if (is_mod_col(cols[k], m, "_us"))
@@ -540,8 +561,7 @@ static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pa
 	}
 	if (w != NULL && ibc_csv_writer_close(w) != IBC_OK && rc == IBC_OK)
 		rc = IBC_ERR_IO;
-	for (i = 0; i < npass; i++)
-		ibc_csv_table_free(et[i]);
+	tables_free(et, npass);
 	return rc;
 }
 
@@ -553,19 +573,14 @@ static int extra_write(const struct ibc_logp_model_opts *o, const struct run *pa
 static void fanin_say(const struct ibc_logp_model_opts *o, const struct run *pass, size_t npass)
 {
 	static const char *const fkey[] = { "xport", "ranks", "bytes" };
-	struct ibc_csv_table **ft = calloc(npass, sizeof(*ft));
+	struct ibc_csv_table *ft[MAX_RUNS];
 	const struct ibc_csv_table *kt[MAX_FANIN_KEYS];
 	size_t kr[MAX_FANIN_KEYS], nk = 0, i, j, r, q;
-	char path[4300];
 
-	if (ft == NULL || o->out == NULL) {
-		free(ft);
+	if (o->out == NULL)
 		return;
-	}
+	pass_tables(pass, npass, "lop-fanin.csv", ft);
 	for (i = 0; i < npass; i++) {
-		snprintf(path, sizeof(path), "%s/lop-fanin.csv", pass[i].sub);
-		if (pass[i].model == NULL || ibc_csv_read(path, &ft[i]) != IBC_OK)
-			ft[i] = NULL;
 		for (r = 0; ft[i] != NULL && r + 1 < ft[i]->nrows && nk < MAX_FANIN_KEYS; r++) {
 			int seen = 0;
 
@@ -605,9 +620,7 @@ static void fanin_say(const struct ibc_logp_model_opts *o, const struct run *pas
 		fprintf(o->out, "; median %.3f; within 1.1x in %d of %d passes\n", median(v, npass),
 			within, have);
 	}
-	for (i = 0; i < npass; i++)
-		ibc_csv_table_free(ft[i]);
-	free(ft);
+	tables_free(ft, npass);
 }
 
 static int model_passes(const struct ibc_logp_model_opts *o, int *handled)
